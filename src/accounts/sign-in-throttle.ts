@@ -1,0 +1,87 @@
+/**
+ * Sign-in throttling: failed attempts counted per account and per client address in fixed windows
+ * (OWASP Authentication Cheat Sheet, "account lockout" as a temporary throttle, not a permanent lock).
+ *
+ * The counter store is an interface so that several processes can share it (Redis); the in-memory one
+ * here is per process, which the README states.
+ */
+
+export interface AttemptCounter {
+  /** Failures recorded under key in the current window. */
+  count(key: string, now: Date): Promise<number>;
+  /** Records one failure; returns the count in the current window including it. */
+  increment(key: string, windowSeconds: number, now: Date): Promise<number>;
+  reset(key: string): Promise<void>;
+}
+
+export function createMemoryAttemptCounter(maxKeys = 100_000): AttemptCounter {
+  const windows = new Map<string, { count: number; resetAt: number }>();
+  const live = (key: string, now: Date) => {
+    const entry = windows.get(key);
+    if (entry && entry.resetAt <= now.getTime()) {
+      windows.delete(key);
+      return undefined;
+    }
+    return entry;
+  };
+  return {
+    async count(key, now) {
+      return live(key, now)?.count ?? 0;
+    },
+    async increment(key, windowSeconds, now) {
+      const entry = live(key, now);
+      if (entry) return ++entry.count;
+      // Bound memory under an attack from many addresses: drop the oldest window.
+      if (windows.size >= maxKeys) {
+        const oldest = windows.keys().next().value;
+        if (oldest !== undefined) windows.delete(oldest);
+      }
+      windows.set(key, { count: 1, resetAt: now.getTime() + windowSeconds * 1000 });
+      return 1;
+    },
+    async reset(key) {
+      windows.delete(key);
+    },
+  };
+}
+
+export interface SignInThrottleLimits {
+  maxFailuresPerAccount: number;
+  maxFailuresPerAddress: number;
+  windowSeconds: number;
+}
+
+export class SignInThrottle {
+  constructor(
+    private readonly counter: AttemptCounter,
+    private readonly limits: SignInThrottleLimits,
+  ) {}
+
+  private static accountKey(email: string): string {
+    return `signin:account:${email.trim().toLowerCase()}`;
+  }
+
+  private static addressKey(address: string): string {
+    return `signin:address:${address}`;
+  }
+
+  async isThrottled(email: string, address: string, now: Date): Promise<boolean> {
+    const [accountFailures, addressFailures] = await Promise.all([
+      this.counter.count(SignInThrottle.accountKey(email), now),
+      this.counter.count(SignInThrottle.addressKey(address), now),
+    ]);
+    return accountFailures >= this.limits.maxFailuresPerAccount || addressFailures >= this.limits.maxFailuresPerAddress;
+  }
+
+  async recordFailure(email: string, address: string, now: Date): Promise<void> {
+    await Promise.all([
+      this.counter.increment(SignInThrottle.accountKey(email), this.limits.windowSeconds, now),
+      this.counter.increment(SignInThrottle.addressKey(address), this.limits.windowSeconds, now),
+    ]);
+  }
+
+  /** A successful sign-in clears the account's failures (not the address's: one good account must not unlock a spray). */
+  async recordSuccess(email: string): Promise<void> {
+    await this.counter.reset(SignInThrottle.accountKey(email));
+  }
+}

@@ -1,0 +1,130 @@
+/**
+ * buildApp: the whole HTTP application, built without listening so that tests and the server share it.
+ *
+ * Three encapsulated plugin groups map to the three error surfaces (STYLE.md §4): `oauthApi` (token,
+ * userinfo: JSON errors), `authorizeFlow` (authorize and the consent decision: redirect or error page) and
+ * `pages` (sign-in and the other pages: HTML errors). Dependencies are passed as arguments, not decorators.
+ */
+import { randomUUID } from 'node:crypto';
+import fastifyCookie from '@fastify/cookie';
+import fastifyCsrfProtection from '@fastify/csrf-protection';
+import fastifyFormbody from '@fastify/formbody';
+import fastifyHelmet from '@fastify/helmet';
+import fastifyMultipart from '@fastify/multipart';
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import { createMemoryAttemptCounter, SignInThrottle, type AttemptCounter } from './accounts/sign-in-throttle.js';
+import type { Config } from './config.js';
+import { InvalidRequest } from './errors.js';
+import { authorizeErrorHandler, oauthJsonErrorHandler, pageErrorHandler } from './http/error-handlers.js';
+import './http/request-context.js';
+import { registerLoginRoutes } from './interaction/login.js';
+import { registerAuthorizeRoutes } from './oauth/authorize.js';
+import { registerTokenRoute } from './oauth/token.js';
+import { registerUserinfoRoutes } from './oauth/userinfo.js';
+import type { Storage } from './storage/storage.js';
+import { renderErrorPage } from './views/render.js';
+import { STYLESHEET } from './views/styles.js';
+
+export interface AppDeps {
+  config: Config;
+  storage: Storage;
+  /** Shared failure counters (Redis when configured); in memory, per process, by default. */
+  attemptCounter?: AttemptCounter;
+  logger?: FastifyServerOptions['logger'];
+}
+
+/** Form bodies are small: the largest legitimate one is a consent form carrying an authorization request. */
+const BODY_LIMIT_BYTES = 64 * 1024;
+
+export function buildLoggerOptions(config: Config): FastifyServerOptions['logger'] {
+  return {
+    level: config.logLevel,
+    // Nothing secret in logs: the query string (codes, states) and credentials-bearing headers never appear.
+    serializers: {
+      req: (request: { method: string; url: string; ip?: string }) => ({
+        method: request.method,
+        path: request.url.split('?')[0],
+        ip: request.ip,
+      }),
+    },
+    redact: ['req.headers.authorization', 'req.headers.cookie', 'res.headers["set-cookie"]'],
+  };
+}
+
+export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+  const { config, storage } = deps;
+  const app = Fastify({
+    logger: deps.logger ?? buildLoggerOptions(config),
+    genReqId: () => randomUUID(),
+    trustProxy: config.trustProxy,
+    bodyLimit: BODY_LIMIT_BYTES,
+    routerOptions: { maxParamLength: 200 },
+  });
+  const signInThrottle = new SignInThrottle(deps.attemptCounter ?? createMemoryAttemptCounter(), {
+    maxFailuresPerAccount: config.signInMaxFailuresPerAccount,
+    maxFailuresPerAddress: config.signInMaxFailuresPerAddress,
+    windowSeconds: config.signInWindowSeconds,
+  });
+
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+
+  await app.register(fastifyHelmet, {
+    // Pages set their own CSP (views/render.tsx); API responses get this strict default.
+    contentSecurityPolicy: { useDefaults: false, directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"], baseUri: ["'none'"], formAction: ["'none'"] } },
+    frameguard: { action: 'deny' },
+    referrerPolicy: { policy: 'no-referrer' },
+    crossOriginResourcePolicy: { policy: 'same-site' },
+    hsts: config.issuer.startsWith('https:') ? { maxAge: 31536000 } : false,
+  });
+  await app.register(fastifyCookie);
+  await app.register(fastifyFormbody, { bodyLimit: BODY_LIMIT_BYTES });
+  await app.register(fastifyCsrfProtection, {
+    sessionPlugin: '@fastify/cookie',
+    cookieKey: config.issuer.startsWith('https:') ? '__Host-latch_csrf' : 'latch_csrf',
+    cookieOpts: { path: '/', sameSite: 'lax', httpOnly: true, secure: config.issuer.startsWith('https:') },
+    getToken: (request) => {
+      const token = (request.body as Record<string, unknown> | undefined)?._csrf;
+      return typeof token === 'string' ? token : '';
+    },
+  });
+
+  await app.register(async function oauthApi(api) {
+    await api.register(fastifyMultipart, {
+      attachFieldsToBody: 'keyValues',
+      limits: { fields: 30, fieldSize: 16 * 1024, files: 0, parts: 30, headerPairs: 50 },
+    });
+    api.setErrorHandler(oauthJsonErrorHandler(storage, 'token'));
+    registerTokenRoute(api, { storage, config });
+  });
+
+  await app.register(async function userinfoApi(api) {
+    api.setErrorHandler(oauthJsonErrorHandler(storage, 'userinfo'));
+    registerUserinfoRoutes(api, { storage });
+  });
+
+  await app.register(async function authorizeFlow(flow) {
+    flow.setErrorHandler(authorizeErrorHandler(storage, config));
+    registerAuthorizeRoutes(flow, { storage, config });
+  });
+
+  await app.register(async function pages(pageScope) {
+    pageScope.setErrorHandler(pageErrorHandler());
+    registerLoginRoutes(pageScope, { storage, config, signInThrottle });
+    pageScope.get('/assets/latch.css', async (_request, reply) =>
+      reply.type('text/css; charset=utf-8').header('cache-control', 'public, max-age=3600').send(STYLESHEET),
+    );
+  });
+
+  app.setNotFoundHandler(async (request, reply) => {
+    const error = new InvalidRequest(`No such endpoint: ${request.method} ${request.url.split('?')[0]}`);
+    if (request.url.startsWith('/oauth2/') || request.url.startsWith('/.well-known/')) {
+      return reply.code(404).send({ error: 'not_found', error_description: error.description, request_id: request.id });
+    }
+    reply.code(404);
+    return renderErrorPage(reply, request, error);
+  });
+
+  return app;
+}

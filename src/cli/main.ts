@@ -1,0 +1,84 @@
+/**
+ * The `latch` command line: serve, migrate, client …, user …. Returns the process exit code; errors a person
+ * can fix are printed as one line, never a stack trace.
+ */
+import { parseArgs } from 'node:util';
+import { AccountError } from '../accounts/user-accounts.js';
+import { ClientRegistrationError } from '../clients/client-registration.js';
+import { ConfigError, loadConfig } from '../config.js';
+import { startServer } from '../server.js';
+import { migrateToLatest, openStorage } from '../storage/open-storage.js';
+import { CLIENT_USAGE, runClientCommand } from './client-commands.js';
+import { UsageError } from './output.js';
+import { runUserCommand, USER_USAGE } from './user-commands.js';
+
+const USAGE = `Usage:
+latch serve [--no-migrate]        Start the server (configuration from the environment; see README)
+latch migrate                     Apply database migrations and exit
+${CLIENT_USAGE}
+${USER_USAGE}`;
+
+export async function runCli(argv: string[]): Promise<number> {
+  const [command, ...args] = argv;
+  try {
+    switch (command) {
+      case 'serve':
+        return await serve(args);
+      case 'migrate': {
+        const config = loadConfig();
+        const storage = await openStorage(config.databaseUrl, { migrate: false });
+        const result = await migrateToLatest(storage.db);
+        await storage.close();
+        const applied = result.results?.map((r) => r.migrationName) ?? [];
+        process.stdout.write(applied.length ? `Applied: ${applied.join(', ')}\n` : 'Database is up to date.\n');
+        return 0;
+      }
+      case 'client':
+      case 'user': {
+        const config = loadConfig();
+        const storage = await openStorage(config.databaseUrl);
+        try {
+          if (command === 'client') await runClientCommand(args, storage, { developmentMode: config.developmentMode });
+          else await runUserCommand(args, storage);
+        } finally {
+          await storage.close();
+        }
+        return 0;
+      }
+      case undefined:
+      case 'help':
+      case '--help':
+      case '-h':
+        process.stdout.write(`${USAGE}\n`);
+        return command === undefined ? 1 : 0;
+      default:
+        throw new UsageError(`Unknown command: ${command}\n\n${USAGE}`);
+    }
+  } catch (error) {
+    if (error instanceof UsageError || error instanceof ConfigError || error instanceof AccountError || error instanceof ClientRegistrationError) {
+      process.stderr.write(`latch: ${error.message}\n`);
+      return 2;
+    }
+    if (error instanceof TypeError && (error as NodeJS.ErrnoException).code?.startsWith('ERR_PARSE_ARGS')) {
+      process.stderr.write(`latch: ${error.message}\n`);
+      return 2;
+    }
+    throw error;
+  }
+}
+
+async function serve(args: string[]): Promise<number> {
+  const { values } = parseArgs({ args, options: { 'no-migrate': { type: 'boolean', default: false } } });
+  const config = loadConfig();
+  const server = await startServer(config, { migrate: !values['no-migrate'] });
+  server.app.log.info(`Latch is serving ${config.issuer} (listening on ${server.url})`);
+  await new Promise<void>((resolve) => {
+    const stop = (signal: string) => {
+      server.app.log.info(`${signal} received; finishing requests in flight`);
+      server.close().then(resolve, resolve);
+    };
+    process.once('SIGTERM', () => stop('SIGTERM'));
+    process.once('SIGINT', () => stop('SIGINT'));
+  });
+  return 0;
+}

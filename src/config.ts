@@ -1,0 +1,156 @@
+/**
+ * Latch configuration: one typed object, read once at start from the environment.
+ *
+ * Every option documents its default next to its definition (as node-oidc-provider's defaults.js does).
+ * `loadConfig` validates the whole environment and throws one error listing every problem, so that a
+ * misconfigured deployment fails at boot rather than on the first request.
+ */
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+
+export interface Config {
+  /**
+   * Public base URL of this Latch (`LATCH_ISSUER`, default `http://localhost:3000`). Every URL Latch prints or
+   * redirects to derives from it; it is the `iss` of RFC 9207 authorization responses and of id_tokens.
+   * Kept byte-identical to what was configured, without a trailing slash (OIDC Discovery §3).
+   */
+  issuer: string;
+  /** TCP port (`PORT`, default 3000). */
+  port: number;
+  /** Interface to bind (`HOST`, default `127.0.0.1`). */
+  host: string;
+  /** `LATCH_DATABASE_URL`, default `sqlite:data/latch.db`; `postgres://…` for PostgreSQL. */
+  databaseUrl: string;
+  /**
+   * Master secret (`LATCH_SECRET`, at least 32 characters). Keys the CSRF tokens and encrypts signing keys at
+   * rest. When unset on the embedded default, one is generated once into the data folder (`data/secret`).
+   */
+  secret: string;
+  /** Access token lifetime (`LATCH_ACCESS_TOKEN_TTL_SECONDS`, default 3600 as in spec §8). */
+  accessTokenTtlSeconds: number;
+  /** Authorization code lifetime (`LATCH_AUTHORIZATION_CODE_TTL_SECONDS`, default 60; RFC 6749 §4.1.2 says ≤ 10 min). */
+  authorizationCodeTtlSeconds: number;
+  /** Browser session lifetime after sign-in (`LATCH_SESSION_TTL_SECONDS`, default 86400 = one day). */
+  sessionTtlSeconds: number;
+  /**
+   * Development mode (`LATCH_DEV_MODE=1`, default off). Allows `http` redirect URIs to non-loopback hosts,
+   * which RFC 9700 §2.6 forbids in production because codes would travel in clear text.
+   */
+  developmentMode: boolean;
+  /** Failed sign-ins allowed per account per window before it is throttled (`LATCH_SIGNIN_MAX_FAILURES_PER_ACCOUNT`, default 5). */
+  signInMaxFailuresPerAccount: number;
+  /** Failed sign-ins allowed per client address per window (`LATCH_SIGNIN_MAX_FAILURES_PER_ADDRESS`, default 30). */
+  signInMaxFailuresPerAddress: number;
+  /** Length of the sign-in throttling window (`LATCH_SIGNIN_WINDOW_SECONDS`, default 900). */
+  signInWindowSeconds: number;
+  /** Trust `X-Forwarded-*` from a reverse proxy (`LATCH_TRUST_PROXY=1`, default off). */
+  trustProxy: boolean;
+  /** pino log level (`LATCH_LOG_LEVEL`, default `info`). */
+  logLevel: string;
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n  - ${problems.join('\n  - ')}`);
+  }
+}
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const problems: string[] = [];
+
+  const integer = (name: string, fallback: number, min: number, max: number): number => {
+    const raw = env[name];
+    if (raw === undefined || raw === '') return fallback;
+    const value = Number(raw);
+    if (!Number.isInteger(value) || value < min || value > max) {
+      problems.push(`${name} must be an integer between ${min} and ${max} (got "${raw}")`);
+      return fallback;
+    }
+    return value;
+  };
+  const flag = (name: string): boolean => {
+    const raw = (env[name] ?? '').toLowerCase();
+    if (raw === '' || raw === '0' || raw === 'false' || raw === 'no') return false;
+    if (raw === '1' || raw === 'true' || raw === 'yes') return true;
+    problems.push(`${name} must be 1/true/yes or 0/false/no (got "${env[name]}")`);
+    return false;
+  };
+
+  const issuer = parseIssuer(env.LATCH_ISSUER ?? 'http://localhost:3000', problems);
+  const databaseUrl = env.LATCH_DATABASE_URL || 'sqlite:data/latch.db';
+  if (!/^(sqlite:|postgres:\/\/|postgresql:\/\/)/.test(databaseUrl)) {
+    problems.push(`LATCH_DATABASE_URL must start with sqlite: or postgres:// (got "${databaseUrl}")`);
+  }
+  const logLevel = env.LATCH_LOG_LEVEL || 'info';
+  if (!LOG_LEVELS.includes(logLevel)) problems.push(`LATCH_LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
+
+  const config: Config = {
+    issuer,
+    port: integer('PORT', 3000, 0, 65535),
+    host: env.HOST || '127.0.0.1',
+    databaseUrl,
+    secret: '',
+    accessTokenTtlSeconds: integer('LATCH_ACCESS_TOKEN_TTL_SECONDS', 3600, 60, 86400),
+    authorizationCodeTtlSeconds: integer('LATCH_AUTHORIZATION_CODE_TTL_SECONDS', 60, 5, 600),
+    sessionTtlSeconds: integer('LATCH_SESSION_TTL_SECONDS', 86400, 300, 90 * 86400),
+    developmentMode: flag('LATCH_DEV_MODE'),
+    signInMaxFailuresPerAccount: integer('LATCH_SIGNIN_MAX_FAILURES_PER_ACCOUNT', 5, 1, 1000),
+    signInMaxFailuresPerAddress: integer('LATCH_SIGNIN_MAX_FAILURES_PER_ADDRESS', 30, 1, 100000),
+    signInWindowSeconds: integer('LATCH_SIGNIN_WINDOW_SECONDS', 900, 1, 86400),
+    trustProxy: flag('LATCH_TRUST_PROXY'),
+    logLevel,
+  };
+  config.secret = resolveSecret(env.LATCH_SECRET, databaseUrl, problems);
+
+  if (problems.length > 0) throw new ConfigError(problems);
+  return config;
+}
+
+function parseIssuer(raw: string, problems: string[]): string {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    problems.push(`LATCH_ISSUER must be an absolute URL (got "${raw}")`);
+    return raw;
+  }
+  // OIDC Discovery §3 / RFC 8414 §2: https scheme, no query or fragment. http is tolerated for local use.
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') problems.push('LATCH_ISSUER must use https (or http for local use)');
+  if (url.search || url.hash) problems.push('LATCH_ISSUER must not have a query or fragment');
+  return raw.replace(/\/+$/, '');
+}
+
+/** The SQLite file path of a `sqlite:` URL, or null for PostgreSQL. `sqlite::memory:` is an in-memory database. */
+export function sqlitePath(databaseUrl: string): string | null {
+  if (!databaseUrl.startsWith('sqlite:')) return null;
+  return databaseUrl.slice('sqlite:'.length).replace(/^\/\//, '');
+}
+
+function resolveSecret(fromEnv: string | undefined, databaseUrl: string, problems: string[]): string {
+  if (fromEnv) {
+    if (fromEnv.length < 32) problems.push('LATCH_SECRET must be at least 32 characters long');
+    return fromEnv;
+  }
+  const path = sqlitePath(databaseUrl);
+  if (path === null) {
+    problems.push('LATCH_SECRET is required with PostgreSQL: every process must share the same secret');
+    return '';
+  }
+  if (path === ':memory:') return randomBytes(32).toString('base64url');
+  // Embedded default: generate one secret, once, beside the database, readable only by this user.
+  const secretFile = resolve(dirname(path), 'secret');
+  if (existsSync(secretFile)) return readFileSync(secretFile, 'utf8').trim();
+  mkdirSync(dirname(secretFile), { recursive: true });
+  const secret = randomBytes(32).toString('base64url');
+  try {
+    writeFileSync(secretFile, `${secret}\n`, { mode: 0o600, flag: 'wx' });
+    return secret;
+  } catch (error) {
+    // Another process started at the same moment and wrote it first: use theirs.
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return readFileSync(secretFile, 'utf8').trim();
+    throw error;
+  }
+}

@@ -1,0 +1,162 @@
+/**
+ * The error model: one class per RFC error code. Each error keeps three levels of detail (as fosite does):
+ * `code` for machines, `description` safe to show the client developer, and `cause` for the log only.
+ * Where an error is rendered (JSON, redirect, page) is decided by the handlers in http/error-handlers.ts.
+ */
+export type OAuthErrorCode =
+  // RFC 6749 §4.1.2.1, §5.2
+  | 'invalid_request'
+  | 'invalid_client'
+  | 'invalid_grant'
+  | 'unauthorized_client'
+  | 'unsupported_grant_type'
+  | 'unsupported_response_type'
+  | 'invalid_scope'
+  | 'access_denied'
+  | 'server_error'
+  | 'temporarily_unavailable'
+  // RFC 6750 §3.1
+  | 'invalid_token'
+  | 'insufficient_scope'
+  // OIDC Core §3.1.2.6
+  | 'login_required'
+  | 'consent_required'
+  | 'interaction_required'
+  | 'request_not_supported'
+  | 'request_uri_not_supported';
+
+export interface OAuthErrorOptions {
+  cause?: unknown;
+  /** False when the error must never be sent to a redirect_uri (unverified client or redirect_uri). */
+  redirectable?: boolean;
+  /** Structured detail for the client's developer console (never a secret or a code), e.g. a redirect_uri comparison. */
+  details?: Record<string, unknown>;
+}
+
+export class OAuthError extends Error {
+  readonly redirectable: boolean;
+  readonly details: Record<string, unknown> | undefined;
+
+  constructor(
+    readonly code: OAuthErrorCode,
+    readonly status: number,
+    readonly description: string,
+    options: OAuthErrorOptions = {},
+  ) {
+    super(description, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = new.target.name;
+    this.redirectable = options.redirectable ?? true;
+    this.details = options.details;
+  }
+
+  toJSON(): { error: OAuthErrorCode; error_description: string } {
+    return { error: this.code, error_description: this.description };
+  }
+}
+
+export class InvalidRequest extends OAuthError {
+  constructor(description: string, options?: OAuthErrorOptions) {
+    super('invalid_request', 400, description, options);
+  }
+}
+
+/** RFC 6749 §5.2: 401 for failed client authentication; WWW-Authenticate: Basic when Basic was tried. */
+export class InvalidClient extends OAuthError {
+  constructor(
+    description: string,
+    readonly triedBasic: boolean,
+    options?: OAuthErrorOptions,
+  ) {
+    super('invalid_client', 401, description, options);
+  }
+}
+
+export class InvalidGrant extends OAuthError {
+  constructor(description: string, options?: OAuthErrorOptions) {
+    super('invalid_grant', 400, description, options);
+  }
+}
+
+export class UnauthorizedClient extends OAuthError {
+  constructor(description: string, options?: OAuthErrorOptions) {
+    super('unauthorized_client', 400, description, options);
+  }
+}
+
+export class UnsupportedGrantType extends OAuthError {
+  constructor(description: string, options?: OAuthErrorOptions) {
+    super('unsupported_grant_type', 400, description, options);
+  }
+}
+
+export class UnsupportedResponseType extends OAuthError {
+  constructor(description: string, options?: OAuthErrorOptions) {
+    super('unsupported_response_type', 400, description, options);
+  }
+}
+
+export class InvalidScope extends OAuthError {
+  constructor(description: string, options?: OAuthErrorOptions) {
+    super('invalid_scope', 400, description, options);
+  }
+}
+
+export class AccessDenied extends OAuthError {
+  constructor(description: string, options?: OAuthErrorOptions) {
+    super('access_denied', 403, description, options);
+  }
+}
+
+export class ServerError extends OAuthError {
+  constructor(options?: OAuthErrorOptions) {
+    super('server_error', 500, 'The server met an unexpected condition; retry later and quote the request id if it persists', options);
+  }
+}
+
+export class TemporarilyUnavailable extends OAuthError {
+  constructor(description: string, options?: OAuthErrorOptions) {
+    super('temporarily_unavailable', 503, description, options);
+  }
+}
+
+/** RFC 6750 §3.1: the access token is missing, unknown, expired or revoked. */
+export class InvalidToken extends OAuthError {
+  constructor(
+    description: string,
+    /** False when no token was sent at all: then the challenge carries no error (RFC 6750 §3.1). */
+    readonly tokenWasSent = true,
+    options?: OAuthErrorOptions,
+  ) {
+    super('invalid_token', 401, description, options);
+  }
+}
+
+export class LoginRequired extends OAuthError {
+  constructor(description: string, options?: OAuthErrorOptions) {
+    super('login_required', 400, description, options);
+  }
+}
+
+export class ConsentRequired extends OAuthError {
+  constructor(description: string, options?: OAuthErrorOptions) {
+    super('consent_required', 400, description, options);
+  }
+}
+
+export class InteractionRequired extends OAuthError {
+  constructor(description: string, options?: OAuthErrorOptions) {
+    super('interaction_required', 400, description, options);
+  }
+}
+
+export class RequestNotSupported extends OAuthError {
+  constructor(description: string, options?: OAuthErrorOptions) {
+    super('request_not_supported', 400, description, options);
+  }
+}
+
+export class RequestUriNotSupported extends OAuthError {
+  constructor(description: string, options?: OAuthErrorOptions) {
+    super('request_uri_not_supported', 400, description, options);
+  }
+}

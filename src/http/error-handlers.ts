@@ -1,0 +1,106 @@
+/**
+ * The three error surfaces (STYLE.md §4), each a Fastify error handler scoped to its plugin:
+ * - oauthJsonErrorHandler: /token and /userinfo; RFC 6749 §5.2 JSON, RFC 6750 §3 challenges.
+ * - authorizeErrorHandler: /authorize; the one place that decides "redirect or error page".
+ * - pageErrorHandler: Latch's own pages.
+ * Anything that is not an OAuthError becomes server_error with a generic description; the full error goes
+ * to the log only, with the request id that the response also carries.
+ */
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import type { Config } from '../config.js';
+import { InvalidClient, InvalidRequest, InvalidToken, OAuthError, ServerError } from '../errors.js';
+import { buildRedirectUrl } from '../oauth/redirect.js';
+import type { Storage } from '../storage/storage.js';
+import { renderErrorPage } from '../views/render.js';
+import { recordClientFailure } from './client-failure-log.js';
+import { noStore } from './security-headers.js';
+
+type ErrorHandler = (error: FastifyError | Error, request: FastifyRequest, reply: FastifyReply) => Promise<void>;
+
+/** Turns whatever was thrown into an OAuthError: framework 4xx errors become invalid_request with a useful description. */
+export function toOAuthError(error: FastifyError | Error, request: FastifyRequest): OAuthError {
+  if (error instanceof OAuthError) return error;
+  const fastifyError = error as FastifyError;
+  if (fastifyError.validation) return new InvalidRequest(`Invalid parameter: ${fastifyError.message}`);
+  const status = fastifyError.statusCode ?? 500;
+  if (status >= 400 && status < 500) return new InvalidRequest(describeClientFault(fastifyError), { cause: error });
+  request.log.error({ err: error }, 'unexpected error');
+  return new ServerError({ cause: error });
+}
+
+function describeClientFault(error: FastifyError): string {
+  switch (error.code) {
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return 'Unsupported Content-Type; send application/x-www-form-urlencoded or multipart/form-data';
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+    case 'FST_REQ_FILE_TOO_LARGE':
+    case 'FST_PARTS_LIMIT':
+    case 'FST_FIELDS_LIMIT':
+      return 'Request body is too large';
+    case 'FST_FILES_LIMIT':
+      return 'File uploads are not accepted here; send form fields only';
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      return 'Malformed request body';
+    case 'FST_PROTO_VIOLATION':
+      return 'Forbidden parameter name';
+    case 'FST_CSRF_INVALID_TOKEN':
+    case 'FST_CSRF_MISSING_SECRET':
+      return 'This form has expired or did not come from Latch; go back, reload the page and try again';
+    default:
+      return `Malformed request: ${error.message}`;
+  }
+}
+
+function sendJsonError(reply: FastifyReply, request: FastifyRequest, error: OAuthError): void {
+  noStore(reply);
+  reply.code(error.status).type('application/json; charset=utf-8').send({ ...error.toJSON(), request_id: request.id });
+}
+
+export function oauthJsonErrorHandler(storage: Storage, endpoint: string): ErrorHandler {
+  return async (thrown, request, reply) => {
+    const error = toOAuthError(thrown, request);
+    if (error instanceof InvalidClient && error.triedBasic) reply.header('www-authenticate', 'Basic realm="latch", charset="UTF-8"');
+    if (error instanceof InvalidToken) {
+      // RFC 6750 §3.1: no error attribute when the request carried no token at all.
+      const challenge = error.tokenWasSent
+        ? `Bearer realm="latch", error="invalid_token", error_description="${error.description.replace(/["\\]/g, '')}"`
+        : 'Bearer realm="latch"';
+      reply.header('www-authenticate', challenge);
+    }
+    request.log.info({ error: error.code, reason: error.description, clientId: request.latchClient?.clientId }, `${endpoint} failed`);
+    await recordClientFailure(storage, request, endpoint, error);
+    sendJsonError(reply, request, error);
+  };
+}
+
+export function authorizeErrorHandler(storage: Storage, config: Config): ErrorHandler {
+  return async (thrown, request, reply) => {
+    const error = toOAuthError(thrown, request);
+    request.log.info({ error: error.code, reason: error.description, clientId: request.latchClient?.clientId }, 'authorization failed');
+    await recordClientFailure(storage, request, 'authorize', error);
+    const target = request.authorizeErrorTarget;
+    if (target && error.redirectable) {
+      // RFC 6749 §4.1.2.1 with RFC 9207 iss: only to a redirect_uri already verified for this client.
+      const location = buildRedirectUrl(target.redirectUri, {
+        error: error.code,
+        error_description: error.description,
+        state: target.state,
+        iss: config.issuer,
+      });
+      reply.header('referrer-policy', 'no-referrer').redirect(location, 302);
+      return;
+    }
+    reply.code(error.status >= 500 ? 500 : 400);
+    renderErrorPage(reply, request, error);
+  };
+}
+
+export function pageErrorHandler(): ErrorHandler {
+  return async (thrown, request, reply) => {
+    const error = toOAuthError(thrown, request);
+    const status = (thrown as FastifyError).code?.startsWith('FST_CSRF') ? 403 : error.status;
+    reply.code(status >= 500 ? 500 : status);
+    renderErrorPage(reply, request, error);
+  };
+}

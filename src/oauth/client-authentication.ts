@@ -1,0 +1,87 @@
+/**
+ * Client authentication at the token endpoint (RFC 6749 §2.3.1, DESIGN "Token endpoint"):
+ * `client_secret_basic` or `client_secret_post`, never both. Basic credentials are percent-decoded after
+ * Base64 (RFC 6749 §2.3.1); ids and secrets use only unreserved characters, so clients that skip the
+ * encoding work as well. Secrets are compared as SHA-256 hashes in constant time.
+ */
+import type { FastifyRequest } from 'fastify';
+import { constantTimeEqual, hashSecret } from '../crypto/secrets.js';
+import { InvalidClient, InvalidRequest } from '../errors.js';
+import type { Client, Storage } from '../storage/storage.js';
+import { readParam, type RawParams } from './params.js';
+
+interface PresentedCredentials {
+  clientId: string;
+  clientSecret: string;
+  method: 'client_secret_basic' | 'client_secret_post';
+}
+
+function decodeCredential(value: string, triedBasic: boolean): string {
+  try {
+    return decodeURIComponent(value.replace(/\+/g, '%20'));
+  } catch {
+    throw new InvalidClient('The Basic credentials are not valid percent-encoding', triedBasic);
+  }
+}
+
+function readBasicCredentials(header: string): { clientId: string; clientSecret: string } {
+  const match = /^basic +([A-Za-z0-9+/=._~-]+)\s*$/i.exec(header);
+  if (!match?.[1]) throw new InvalidClient('The Authorization header must be Basic base64(client_id:client_secret)', true);
+  const decoded = Buffer.from(match[1], 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  if (colon < 0) throw new InvalidClient('The Basic credentials must be client_id:client_secret', true);
+  return { clientId: decodeCredential(decoded.slice(0, colon), true), clientSecret: decodeCredential(decoded.slice(colon + 1), true) };
+}
+
+export function readClientCredentials(request: FastifyRequest, params: RawParams): PresentedCredentials {
+  const header = request.headers.authorization;
+  const bodyClientId = readParam(params, 'client_id', { maxLength: 256 });
+  const bodySecret = readParam(params, 'client_secret', { maxLength: 512 });
+  if (header !== undefined) {
+    if (!/^basic /i.test(header)) throw new InvalidClient('Only Basic authentication is accepted in the Authorization header here', true);
+    const basic = readBasicCredentials(header);
+    if (bodySecret !== undefined) {
+      throw new InvalidRequest('Client credentials were sent both in the Authorization header and in the body; use exactly one method');
+    }
+    if (bodyClientId !== undefined && bodyClientId !== basic.clientId) {
+      throw new InvalidRequest('client_id in the body differs from the client id in the Basic credentials');
+    }
+    return { ...basic, method: 'client_secret_basic' };
+  }
+  if (bodyClientId === undefined) {
+    throw new InvalidClient('Client authentication is required: send client_id and client_secret in the body, or HTTP Basic credentials', false);
+  }
+  if (bodySecret === undefined) {
+    throw new InvalidClient('client_secret is required with client_id (Latch clients are confidential)', false);
+  }
+  return { clientId: bodyClientId, clientSecret: bodySecret, method: 'client_secret_post' };
+}
+
+export function clientSecretMatches(client: Client, presentedSecret: string, now: Date): boolean {
+  const presentedHash = hashSecret(presentedSecret);
+  if (constantTimeEqual(presentedHash, client.secretHash)) return true;
+  // During a rotation's grace period, the previous secret is still accepted.
+  return (
+    client.previousSecretHash !== null &&
+    client.previousSecretExpiresAt !== null &&
+    client.previousSecretExpiresAt > now &&
+    constantTimeEqual(presentedHash, client.previousSecretHash)
+  );
+}
+
+export async function authenticateClient(
+  request: FastifyRequest,
+  params: RawParams,
+  storage: Storage,
+  now: Date,
+): Promise<Client> {
+  const credentials = readClientCredentials(request, params);
+  const triedBasic = credentials.method === 'client_secret_basic';
+  const client = await storage.clients.findById(credentials.clientId);
+  if (!client) throw new InvalidClient(`Client authentication failed: client_id ${credentials.clientId} is not registered`, triedBasic);
+  request.latchClient = client;
+  if (!clientSecretMatches(client, credentials.clientSecret, now)) {
+    throw new InvalidClient('Client authentication failed: the client secret is wrong (or was rotated and its grace period is over)', triedBasic);
+  }
+  return client;
+}

@@ -1,0 +1,57 @@
+/**
+ * POST /oauth2/token (RFC 6749 §3.2, §4.1.3–4.1.4, §5; spec 4.2; DESIGN "Token endpoint").
+ * Bodies application/x-www-form-urlencoded or multipart/form-data. Authenticates the client before touching
+ * the code, then dispatches on grant_type.
+ */
+import type { FastifyInstance } from 'fastify';
+import type { Config } from '../config.js';
+import { InvalidRequest, UnsupportedGrantType } from '../errors.js';
+import { noStore } from '../http/security-headers.js';
+import type { Storage } from '../storage/storage.js';
+import { authenticateClient } from './client-authentication.js';
+import { exchangeAuthorizationCode } from './grants/authorization-code.js';
+import { findDuplicatedParam, readParam, type RawParams } from './params.js';
+import { buildTokenResponseUser } from './user-object.js';
+
+export interface TokenRouteDeps {
+  storage: Storage;
+  config: Config;
+}
+
+function toParams(body: unknown): RawParams {
+  if (body === undefined || body === null) return {};
+  if (typeof body !== 'object') throw new InvalidRequest('The request body must be a form');
+  const params: RawParams = {};
+  for (const [name, value] of Object.entries(body as Record<string, unknown>)) {
+    if (typeof value === 'string') params[name] = value;
+    else if (Array.isArray(value) && value.every((v) => typeof v === 'string')) params[name] = value as string[];
+    else throw new InvalidRequest(`${name} must be a plain form field, not a file`);
+  }
+  return params;
+}
+
+export function registerTokenRoute(app: FastifyInstance, { storage, config }: TokenRouteDeps): void {
+  app.post('/oauth2/token', async (request, reply) => {
+    noStore(reply);
+    const params = toParams(request.body);
+    const now = new Date();
+    const duplicated = findDuplicatedParam(params);
+    if (duplicated) throw new InvalidRequest(`${duplicated} was sent more than once; send it exactly once`);
+    const client = await authenticateClient(request, params, storage, now);
+
+    const grantType = readParam(params, 'grant_type', { maxLength: 128 });
+    if (grantType === undefined) throw new InvalidRequest('grant_type is required; use grant_type=authorization_code');
+    if (grantType !== 'authorization_code') {
+      throw new UnsupportedGrantType(`grant_type ${grantType} is not supported; Latch supports authorization_code`);
+    }
+
+    const issued = await exchangeAuthorizationCode(storage, config, client, params, now);
+    return reply.type('application/json; charset=utf-8').send({
+      access_token: issued.accessToken,
+      token_type: 'Bearer',
+      expires_in: issued.expiresInSeconds,
+      scope: issued.code.scope.join(' '),
+      user: buildTokenResponseUser(issued.user, client.name),
+    });
+  });
+}

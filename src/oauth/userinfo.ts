@@ -1,0 +1,52 @@
+/**
+ * GET and POST /oauth2/userinfo (spec 4.3, RFC 6750 §2.1 and §3, OIDC Core §5.3).
+ * The token comes from the Authorization header only: `Bearer <token>` with the scheme in any case, or the
+ * bare token as the whole value (the spec's reference call). Never from the query string, and never a value
+ * with another scheme such as Basic.
+ */
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { hashSecret } from '../crypto/secrets.js';
+import { InvalidToken } from '../errors.js';
+import { noStore } from '../http/security-headers.js';
+import type { Storage } from '../storage/storage.js';
+import { buildUserClaims } from './user-object.js';
+
+// RFC 6750 §2.1: b64token = 1*( ALPHA / DIGIT / "-" / "." / "_" / "~" / "+" / "/" ) *"="
+const B64TOKEN = /^[A-Za-z0-9\-._~+/]+=*$/;
+
+export function extractAccessToken(request: FastifyRequest): string {
+  const header = request.headers.authorization;
+  if (header === undefined || header.trim() === '') {
+    const query = request.query as Record<string, unknown> | undefined;
+    const hint = query && 'access_token' in query ? '; tokens in the query string are not accepted' : '';
+    throw new InvalidToken(`No access token: send Authorization: Bearer <access_token>${hint}`, false);
+  }
+  const value = header.trim();
+  const space = value.indexOf(' ');
+  if (space < 0) {
+    if (B64TOKEN.test(value)) return value;
+    throw new InvalidToken('The Authorization header is not a Bearer token');
+  }
+  const scheme = value.slice(0, space);
+  const token = value.slice(space + 1).trim();
+  if (scheme.toLowerCase() !== 'bearer') throw new InvalidToken(`Authorization scheme ${scheme} is not accepted here; use Bearer`);
+  if (!B64TOKEN.test(token)) throw new InvalidToken('The Bearer token is malformed');
+  return token;
+}
+
+export function registerUserinfoRoutes(app: FastifyInstance, { storage }: { storage: Storage }): void {
+  const handler = async (request: FastifyRequest) => {
+    const token = extractAccessToken(request);
+    const found = await storage.accessTokens.findActiveWithUser(hashSecret(token), new Date());
+    if (!found) throw new InvalidToken('The access token is unknown, expired or revoked');
+    return buildUserClaims(found.user);
+  };
+  app.get('/oauth2/userinfo', async (request, reply) => {
+    noStore(reply);
+    return handler(request);
+  });
+  app.post('/oauth2/userinfo', async (request, reply) => {
+    noStore(reply);
+    return handler(request);
+  });
+}

@@ -1,0 +1,51 @@
+/**
+ * Running Latch: load configuration, open storage (migrating unless told not to), build the app, listen, and
+ * shut down gracefully on SIGTERM/SIGINT (Fastify's close waits for requests in flight).
+ */
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from './app.js';
+import type { Config } from './config.js';
+import { openStorage } from './storage/open-storage.js';
+import type { Storage } from './storage/storage.js';
+
+const CLEANUP_INTERVAL_MS = 10 * 60 * 1000;
+/** Used and expired codes are kept a day past expiry, so that a late replay is still recognised as reuse. */
+const CODE_RETENTION_SECONDS = 86400;
+const CLIENT_EVENT_RETENTION_SECONDS = 30 * 86400;
+
+export interface RunningServer {
+  app: FastifyInstance;
+  storage: Storage;
+  url: string;
+  close(): Promise<void>;
+}
+
+export async function deleteExpiredRecords(storage: Storage, now = new Date()): Promise<void> {
+  const seconds = (s: number) => new Date(now.getTime() - s * 1000);
+  await storage.authorizationCodes.deleteExpired(seconds(CODE_RETENTION_SECONDS));
+  await storage.accessTokens.deleteExpired(now);
+  await storage.browserSessions.deleteExpired(now);
+  await storage.clientEvents.deleteBefore(seconds(CLIENT_EVENT_RETENTION_SECONDS));
+}
+
+export async function startServer(config: Config, options: { migrate?: boolean } = {}): Promise<RunningServer> {
+  const storage = await openStorage(config.databaseUrl, { migrate: options.migrate ?? true });
+  const app = await buildApp({ config, storage });
+  const url = await app.listen({ port: config.port, host: config.host });
+
+  const cleanup = setInterval(() => {
+    deleteExpiredRecords(storage).catch((err: unknown) => app.log.warn({ err }, 'cleanup of expired records failed'));
+  }, CLEANUP_INTERVAL_MS);
+  cleanup.unref();
+
+  let closing: Promise<void> | undefined;
+  const close = () => {
+    closing ??= (async () => {
+      clearInterval(cleanup);
+      await app.close();
+      await storage.close();
+    })();
+    return closing;
+  };
+  return { app, storage, url, close };
+}

@@ -1,0 +1,14 @@
+/**
+ * The ordered, static list of migrations for Kysely's Migrator (no directory scan, so it survives bundling).
+ * Names sort in the order they must run.
+ */
+import type { Migration, MigrationProvider } from 'kysely';
+import * as initial from './2026_11_22_0000_initial.js';
+
+export const migrations: Record<string, Migration> = {
+  '2026_11_22_0000_initial': initial,
+};
+
+export const migrationProvider: MigrationProvider = {
+  getMigrations: async () => migrations,
+};

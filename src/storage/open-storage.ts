@@ -1,0 +1,101 @@
+/**
+ * The one file that knows about database drivers: picks SQLite (better-sqlite3, WAL) or PostgreSQL (pg) from
+ * the database URL, runs migrations, and binds the repositories. Everything else sees only `Storage`.
+ */
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import SqliteDatabase from 'better-sqlite3';
+import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql, type MigrationResultSet } from 'kysely';
+import pg from 'pg';
+import { sqlitePath } from '../config.js';
+import type { Database } from './database.js';
+import { migrationProvider, migrations } from './migrations/index.js';
+import { createAccessTokenRepository } from './repositories/access-tokens.js';
+import { createAuthorizationCodeRepository } from './repositories/authorization-codes.js';
+import { createBrowserSessionRepository } from './repositories/browser-sessions.js';
+import { createClientEventRepository } from './repositories/client-events.js';
+import { createClientRepository } from './repositories/clients.js';
+import { createConsentRepository } from './repositories/consents.js';
+import { createUserRepository } from './repositories/users.js';
+import type { Storage } from './storage.js';
+
+export interface OpenStorageOptions {
+  /** Run pending migrations before returning (default true; `latch migrate` and `--no-migrate` deployments set false). */
+  migrate?: boolean;
+  /** PostgreSQL pool size (default 10). */
+  poolSize?: number;
+  /** PostgreSQL statement timeout in milliseconds (default 10000). */
+  statementTimeoutMs?: number;
+  /** PostgreSQL schema to use (search_path), for isolated test runs. */
+  postgresSchema?: string;
+}
+
+export function createDatabase(databaseUrl: string, options: OpenStorageOptions = {}): { db: Kysely<Database>; dialect: Storage['dialect'] } {
+  const path = sqlitePath(databaseUrl);
+  if (path !== null) {
+    if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+    const sqlite = new SqliteDatabase(path);
+    // WAL lets readers run beside the one writer; NORMAL sync is durable across process crashes in WAL mode
+    // (a power loss can lose the last transactions, never corrupt). busy_timeout lets the CLI and several
+    // processes share one file.
+    sqlite.pragma('journal_mode = WAL');
+    sqlite.pragma('synchronous = NORMAL');
+    sqlite.pragma('foreign_keys = ON');
+    sqlite.pragma('busy_timeout = 5000');
+    return { db: new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) }), dialect: 'sqlite' };
+  }
+
+  // int8 (bigint) columns hold epoch seconds and counts, all far below 2^53: read them as numbers.
+  pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
+  const statementTimeoutMs = options.statementTimeoutMs ?? 10_000;
+  const schemaOption = options.postgresSchema ? ` -c search_path=${options.postgresSchema}` : '';
+  const pool = new pg.Pool({
+    connectionString: databaseUrl,
+    max: options.poolSize ?? 10,
+    options: `-c statement_timeout=${statementTimeoutMs}${schemaOption}`,
+  });
+  return { db: new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }), dialect: 'postgres' };
+}
+
+export async function migrateToLatest(db: Kysely<Database>): Promise<MigrationResultSet> {
+  const migrator = new Migrator({ db, provider: migrationProvider });
+  const result = await migrator.migrateToLatest();
+  if (result.error) throw result.error;
+  return result;
+}
+
+/** True when every migration this code knows has been applied. */
+export async function migrationsAreCurrent(db: Kysely<Database>): Promise<boolean> {
+  const migrator = new Migrator({ db, provider: migrationProvider });
+  const applied = (await migrator.getMigrations()).filter((m) => m.executedAt !== undefined).length;
+  return applied === Object.keys(migrations).length;
+}
+
+export function bindRepositories(db: Kysely<Database>, dialect: Storage['dialect'], close: () => Promise<void>): Storage {
+  return {
+    dialect,
+    users: createUserRepository(db),
+    clients: createClientRepository(db),
+    authorizationCodes: createAuthorizationCodeRepository(db),
+    accessTokens: createAccessTokenRepository(db),
+    consents: createConsentRepository(db),
+    browserSessions: createBrowserSessionRepository(db),
+    clientEvents: createClientEventRepository(db),
+    transaction: (fn) => db.transaction().execute((trx) => fn(bindRepositories(trx, dialect, close))),
+    async ping() {
+      try {
+        await sql`select 1`.execute(db);
+        return true;
+      } catch {
+        return false;
+      }
+    },
+    close,
+  };
+}
+
+export async function openStorage(databaseUrl: string, options: OpenStorageOptions = {}): Promise<Storage & { db: Kysely<Database> }> {
+  const { db, dialect } = createDatabase(databaseUrl, options);
+  if (options.migrate ?? true) await migrateToLatest(db);
+  return Object.assign(bindRepositories(db, dialect, () => db.destroy()), { db });
+}

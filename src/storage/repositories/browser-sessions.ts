@@ -1,0 +1,78 @@
+import type { Kysely } from 'kysely';
+import type { BrowserSessionRow, Database } from '../database.js';
+import type { BrowserSession, BrowserSessionRepository } from '../storage.js';
+import { fromEpochSeconds, toEpochSeconds } from './columns.js';
+
+function toBrowserSession(row: BrowserSessionRow): BrowserSession {
+  return {
+    sessionHash: row.session_hash,
+    userId: Number(row.user_id),
+    authTime: fromEpochSeconds(row.auth_time),
+    createdAt: fromEpochSeconds(row.created_at),
+    lastSeenAt: fromEpochSeconds(row.last_seen_at),
+    expiresAt: fromEpochSeconds(row.expires_at),
+    userAgent: row.user_agent,
+    ipAddress: row.ip_address,
+  };
+}
+
+export function createBrowserSessionRepository(db: Kysely<Database>): BrowserSessionRepository {
+  return {
+    async insert(session) {
+      await db
+        .insertInto('browser_sessions')
+        .values({
+          session_hash: session.sessionHash,
+          user_id: session.userId,
+          auth_time: toEpochSeconds(session.authTime),
+          created_at: toEpochSeconds(session.createdAt),
+          last_seen_at: toEpochSeconds(session.lastSeenAt),
+          expires_at: toEpochSeconds(session.expiresAt),
+          user_agent: session.userAgent,
+          ip_address: session.ipAddress,
+        })
+        .execute();
+    },
+
+    async findActive(sessionHash, now) {
+      const row = await db
+        .selectFrom('browser_sessions')
+        .selectAll()
+        .where('session_hash', '=', sessionHash)
+        .where('expires_at', '>', toEpochSeconds(now))
+        .executeTakeFirst();
+      return row ? toBrowserSession(row) : null;
+    },
+
+    async listByUser(userId, now) {
+      const rows = await db
+        .selectFrom('browser_sessions')
+        .selectAll()
+        .where('user_id', '=', userId)
+        .where('expires_at', '>', toEpochSeconds(now))
+        .orderBy('last_seen_at', 'desc')
+        .execute();
+      return rows.map(toBrowserSession);
+    },
+
+    async touch(sessionHash, now) {
+      await db.updateTable('browser_sessions').set({ last_seen_at: toEpochSeconds(now) }).where('session_hash', '=', sessionHash).execute();
+    },
+
+    async delete(sessionHash) {
+      await db.deleteFrom('browser_sessions').where('session_hash', '=', sessionHash).execute();
+    },
+
+    async deleteByUser(userId, exceptSessionHash) {
+      let query = db.deleteFrom('browser_sessions').where('user_id', '=', userId);
+      if (exceptSessionHash !== undefined) query = query.where('session_hash', '!=', exceptSessionHash);
+      const result = await query.executeTakeFirst();
+      return Number(result.numDeletedRows);
+    },
+
+    async deleteExpired(before) {
+      const result = await db.deleteFrom('browser_sessions').where('expires_at', '<', toEpochSeconds(before)).executeTakeFirst();
+      return Number(result.numDeletedRows);
+    },
+  };
+}

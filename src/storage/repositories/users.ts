@@ -1,0 +1,75 @@
+import type { Kysely } from 'kysely';
+import type { Database, UserRow } from '../database.js';
+import type { NewUser, User, UserPatch, UserRepository } from '../storage.js';
+import { fromEpochSeconds, toEpochSeconds } from './columns.js';
+
+export function toUser(row: UserRow): User {
+  return {
+    id: Number(row.id),
+    email: row.email,
+    emailVerified: Number(row.email_verified) === 1,
+    name: row.name,
+    avatarUrl: row.avatar_url,
+    passwordHash: row.password_hash,
+    createdAt: fromEpochSeconds(row.created_at),
+    updatedAt: fromEpochSeconds(row.updated_at),
+  };
+}
+
+export function normalizeEmail(email: string): string {
+  return email.trim().toLowerCase();
+}
+
+export function createUserRepository(db: Kysely<Database>): UserRepository {
+  return {
+    async findById(id) {
+      const row = await db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
+      return row ? toUser(row) : null;
+    },
+
+    async findByEmail(email) {
+      const row = await db.selectFrom('users').selectAll().where('email_normalized', '=', normalizeEmail(email)).executeTakeFirst();
+      return row ? toUser(row) : null;
+    },
+
+    async insert(user: NewUser, now) {
+      const at = toEpochSeconds(now);
+      const row = await db
+        .insertInto('users')
+        .values({
+          email: user.email.trim(),
+          email_normalized: normalizeEmail(user.email),
+          email_verified: user.emailVerified ? 1 : 0,
+          name: user.name,
+          avatar_url: user.avatarUrl,
+          password_hash: user.passwordHash,
+          created_at: at,
+          updated_at: at,
+        })
+        .onConflict((oc) => oc.column('email_normalized').doNothing())
+        .returningAll()
+        .executeTakeFirst();
+      return row ? toUser(row) : null;
+    },
+
+    async update(id, patch: UserPatch, now) {
+      await db
+        .updateTable('users')
+        .set({
+          ...(patch.email !== undefined && { email: patch.email.trim(), email_normalized: normalizeEmail(patch.email) }),
+          ...(patch.emailVerified !== undefined && { email_verified: patch.emailVerified ? 1 : 0 }),
+          ...(patch.name !== undefined && { name: patch.name }),
+          ...(patch.avatarUrl !== undefined && { avatar_url: patch.avatarUrl }),
+          ...(patch.passwordHash !== undefined && { password_hash: patch.passwordHash }),
+          updated_at: toEpochSeconds(now),
+        })
+        .where('id', '=', id)
+        .execute();
+    },
+
+    async list() {
+      const rows = await db.selectFrom('users').selectAll().orderBy('id').execute();
+      return rows.map(toUser);
+    },
+  };
+}

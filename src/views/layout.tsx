@@ -1,0 +1,35 @@
+/** The shared page frame. Rendered to a string by preact-render-to-string, which escapes every value. */
+import type { ComponentChildren } from 'preact';
+
+export interface LayoutProps {
+  title: string;
+  children: ComponentChildren;
+  wide?: boolean;
+  signedIn?: boolean;
+}
+
+export function Layout({ title, children, wide, signedIn }: LayoutProps) {
+  return (
+    <html lang="en">
+      <head>
+        <meta charset="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <meta name="referrer" content="no-referrer" />
+        <title>{`${title} · Latch`}</title>
+        <link rel="stylesheet" href="/assets/latch.css" />
+      </head>
+      <body>
+        <header class="site">
+          <a class="brand" href="/">Latch</a>
+          {signedIn && (
+            <nav aria-label="Account">
+              <a href="/account">Account</a>
+            </nav>
+          )}
+        </header>
+        <main class={wide ? 'wide' : undefined}>{children}</main>
+        <footer class="site">Latch identity provider</footer>
+      </body>
+    </html>
+  );
+}

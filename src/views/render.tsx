@@ -1,0 +1,27 @@
+/**
+ * Rendering pages: JSX to an HTML string with preact-render-to-string (escapes by default; nothing here
+ * escapes by hand), sent with the page security headers.
+ */
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { VNode } from 'preact';
+import { renderToString } from 'preact-render-to-string';
+import type { OAuthError } from '../errors.js';
+import { pageContentSecurityPolicy } from '../http/security-headers.js';
+import { ErrorPage } from './pages/error-page.js';
+
+export interface RenderOptions {
+  /** Extra CSP form-action sources, for forms whose redirect chain ends at a client. */
+  formActions?: readonly string[];
+}
+
+export function renderPage(reply: FastifyReply, page: VNode, options: RenderOptions = {}): FastifyReply {
+  return reply
+    .header('content-security-policy', pageContentSecurityPolicy(options.formActions))
+    .header('cache-control', 'no-store')
+    .type('text/html; charset=utf-8')
+    .send(`<!doctype html>${renderToString(page)}`);
+}
+
+export function renderErrorPage(reply: FastifyReply, request: FastifyRequest, error: OAuthError): FastifyReply {
+  return renderPage(reply, <ErrorPage code={error.code} description={error.description} requestId={request.id} />);
+}
