@@ -91,6 +91,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
 
   await app.register(async function oauthApi(api) {
+    // DESIGN "Token endpoint": form-urlencoded and multipart bodies only (RFC 6749 §4.1.3); a JSON body is
+    // invalid_request, not a second, undocumented way in.
+    api.removeContentTypeParser(['application/json', 'text/plain']);
     await api.register(fastifyMultipart, {
       attachFieldsToBody: 'keyValues',
       limits: { fields: 30, fieldSize: 16 * 1024, files: 0, parts: 30, headerPairs: 50 },

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { AccessTokenRow, Database } from '../database.js';
 import type { AccessToken, AccessTokenRepository } from '../storage.js';
-import { fromEpochSeconds, fromNullableEpochSeconds, fromScopeText, toEpochSeconds, toScopeText } from './columns.js';
+import { fromEpochSeconds, fromNullableEpochSeconds, fromScopeText, toEpochSeconds, toExpiryEpochSeconds, toScopeText } from './columns.js';
 import { toUser } from './users.js';
 
 function toAccessToken(row: AccessTokenRow): AccessToken {
@@ -29,7 +29,7 @@ export function createAccessTokenRepository(db: Kysely<Database>): AccessTokenRe
           scope: toScopeText(token.scope),
           authorization_code_hash: token.authorizationCodeHash,
           created_at: toEpochSeconds(token.createdAt),
-          expires_at: toEpochSeconds(token.expiresAt),
+          expires_at: toExpiryEpochSeconds(token.expiresAt),
           revoked_at: null,
         })
         .execute();

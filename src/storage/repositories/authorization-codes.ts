@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { AuthorizationCodeRow, Database } from '../database.js';
 import type { AuthorizationCode, AuthorizationCodeRepository } from '../storage.js';
-import { fromEpochSeconds, fromNullableEpochSeconds, fromScopeText, toEpochSeconds, toScopeText } from './columns.js';
+import { fromEpochSeconds, fromNullableEpochSeconds, fromScopeText, toEpochSeconds, toExpiryEpochSeconds, toScopeText } from './columns.js';
 
 function toAuthorizationCode(row: AuthorizationCodeRow): AuthorizationCode {
   return {
@@ -34,7 +34,7 @@ export function createAuthorizationCodeRepository(db: Kysely<Database>): Authori
           code_challenge: code.codeChallenge,
           auth_time: toEpochSeconds(code.authTime),
           created_at: toEpochSeconds(code.createdAt),
-          expires_at: toEpochSeconds(code.expiresAt),
+          expires_at: toExpiryEpochSeconds(code.expiresAt),
           consumed_at: null,
         })
         .execute();

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { BrowserSessionRow, Database } from '../database.js';
 import type { BrowserSession, BrowserSessionRepository } from '../storage.js';
-import { fromEpochSeconds, toEpochSeconds } from './columns.js';
+import { fromEpochSeconds, toEpochSeconds, toExpiryEpochSeconds } from './columns.js';
 
 function toBrowserSession(row: BrowserSessionRow): BrowserSession {
   return {
@@ -27,7 +27,7 @@ export function createBrowserSessionRepository(db: Kysely<Database>): BrowserSes
           auth_time: toEpochSeconds(session.authTime),
           created_at: toEpochSeconds(session.createdAt),
           last_seen_at: toEpochSeconds(session.lastSeenAt),
-          expires_at: toEpochSeconds(session.expiresAt),
+          expires_at: toExpiryEpochSeconds(session.expiresAt),
           user_agent: session.userAgent,
           ip_address: session.ipAddress,
         })
