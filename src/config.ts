@@ -48,6 +48,31 @@ export interface Config {
   trustProxy: boolean;
   /** pino log level (`LATCH_LOG_LEVEL`, default `info`). */
   logLevel: string;
+  /**
+   * PostgreSQL connections per process (`LATCH_DATABASE_POOL_SIZE`, default 10). With N processes the server
+   * sees up to N × this many connections: keep the sum under PostgreSQL's `max_connections` (default 100).
+   */
+  databasePoolSize: number;
+  /**
+   * PostgreSQL `statement_timeout` in milliseconds (`LATCH_DATABASE_STATEMENT_TIMEOUT_MS`, default 10000; 0 turns
+   * it off). Bounds how long one request can hold a connection when the database is slow or a lock is stuck.
+   */
+  databaseStatementTimeoutMs: number;
+  /**
+   * PostgreSQL schema to use (`LATCH_DATABASE_SCHEMA`, default: the connection's own search_path, usually
+   * `public`). Created by the migrations when missing. Lets several Latch installations share one database.
+   */
+  databaseSchema: string | null;
+  /**
+   * Redis URL (`LATCH_REDIS_URL`, default unset). When set, sign-in throttling counters live in Redis and are
+   * shared by every process; when unset they are kept in memory, per process.
+   */
+  redisUrl: string | null;
+  /**
+   * Longest wait for requests in flight at shutdown (`LATCH_SHUTDOWN_TIMEOUT_SECONDS`, default 10), after which
+   * the process exits anyway. Keep it below the orchestrator's kill grace period (Kubernetes: 30 s).
+   */
+  shutdownTimeoutSeconds: number;
 }
 
 export class ConfigError extends Error {
@@ -84,6 +109,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (!/^(sqlite:|postgres:\/\/|postgresql:\/\/)/.test(databaseUrl)) {
     problems.push(`LATCH_DATABASE_URL must start with sqlite: or postgres:// (got "${databaseUrl}")`);
   }
+  const databaseSchema = env.LATCH_DATABASE_SCHEMA || null;
+  if (databaseSchema !== null && !/^[a-z_][a-z0-9_]{0,62}$/.test(databaseSchema)) {
+    problems.push(`LATCH_DATABASE_SCHEMA must be a lower-case SQL identifier (letters, digits, _) (got "${databaseSchema}")`);
+  }
+  if (databaseSchema !== null && sqlitePath(databaseUrl) !== null) problems.push('LATCH_DATABASE_SCHEMA applies to PostgreSQL only');
+  const redisUrl = env.LATCH_REDIS_URL || null;
+  if (redisUrl !== null && !/^rediss?:\/\//.test(redisUrl)) problems.push(`LATCH_REDIS_URL must start with redis:// or rediss:// (got "${redisUrl}")`);
   const logLevel = env.LATCH_LOG_LEVEL || 'info';
   if (!LOG_LEVELS.includes(logLevel)) problems.push(`LATCH_LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
 
@@ -102,6 +134,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     signInWindowSeconds: integer('LATCH_SIGNIN_WINDOW_SECONDS', 900, 1, 86400),
     trustProxy: flag('LATCH_TRUST_PROXY'),
     logLevel,
+    databasePoolSize: integer('LATCH_DATABASE_POOL_SIZE', 10, 1, 1000),
+    databaseStatementTimeoutMs: integer('LATCH_DATABASE_STATEMENT_TIMEOUT_MS', 10_000, 0, 3_600_000),
+    databaseSchema,
+    redisUrl,
+    shutdownTimeoutSeconds: integer('LATCH_SHUTDOWN_TIMEOUT_SECONDS', 10, 1, 3600),
   };
   config.secret = resolveSecret(env.LATCH_SECRET, databaseUrl, problems);
 

@@ -5,7 +5,7 @@
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.js';
 import type { Config } from './config.js';
-import { openStorage } from './storage/open-storage.js';
+import { openStorage, storageOptionsFromConfig } from './storage/open-storage.js';
 import type { Storage } from './storage/storage.js';
 
 const CLEANUP_INTERVAL_MS = 10 * 60 * 1000;
@@ -29,8 +29,13 @@ export async function deleteExpiredRecords(storage: Storage, now = new Date()): 
 }
 
 export async function startServer(config: Config, options: { migrate?: boolean } = {}): Promise<RunningServer> {
-  const storage = await openStorage(config.databaseUrl, { migrate: options.migrate ?? true });
-  const app = await buildApp({ config, storage });
+  let app: FastifyInstance | undefined;
+  const storage = await openStorage(config.databaseUrl, {
+    ...storageOptionsFromConfig(config),
+    migrate: options.migrate ?? true,
+    onIdleConnectionError: (err) => app?.log.warn({ err }, 'an idle database connection failed; it will be replaced'),
+  });
+  app = await buildApp({ config, storage });
   const url = await app.listen({ port: config.port, host: config.host });
 
   const cleanup = setInterval(() => {

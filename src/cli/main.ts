@@ -7,7 +7,7 @@ import { AccountError } from '../accounts/user-accounts.js';
 import { ClientRegistrationError } from '../clients/client-registration.js';
 import { ConfigError, loadConfig } from '../config.js';
 import { startServer } from '../server.js';
-import { migrateToLatest, openStorage } from '../storage/open-storage.js';
+import { migrateToLatest, openStorage, storageOptionsFromConfig } from '../storage/open-storage.js';
 import { CLIENT_USAGE, runClientCommand } from './client-commands.js';
 import { UsageError } from './output.js';
 import { runUserCommand, USER_USAGE } from './user-commands.js';
@@ -26,9 +26,9 @@ export async function runCli(argv: string[]): Promise<number> {
         return await serve(args);
       case 'migrate': {
         const config = loadConfig();
-        const storage = await openStorage(config.databaseUrl, { migrate: false });
-        const result = await migrateToLatest(storage.db);
-        await storage.close();
+        const options = storageOptionsFromConfig(config);
+        const storage = await openStorage(config.databaseUrl, { ...options, migrate: false });
+        const result = await migrateToLatest(storage.db, options).finally(() => storage.close());
         const applied = result.results?.map((r) => r.migrationName) ?? [];
         process.stdout.write(applied.length ? `Applied: ${applied.join(', ')}\n` : 'Database is up to date.\n');
         return 0;
@@ -36,7 +36,7 @@ export async function runCli(argv: string[]): Promise<number> {
       case 'client':
       case 'user': {
         const config = loadConfig();
-        const storage = await openStorage(config.databaseUrl);
+        const storage = await openStorage(config.databaseUrl, storageOptionsFromConfig(config));
         try {
           if (command === 'client') await runClientCommand(args, storage, { developmentMode: config.developmentMode });
           else await runUserCommand(args, storage);

@@ -5,9 +5,9 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
-import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql, type MigrationResultSet } from 'kysely';
+import { Kysely, Migrator, PostgresAdapter, PostgresDialect, SqliteDialect, sql, type MigrationResultSet } from 'kysely';
 import pg from 'pg';
-import { sqlitePath } from '../config.js';
+import { sqlitePath, type Config } from '../config.js';
 import type { Database } from './database.js';
 import { migrationProvider, migrations } from './migrations/index.js';
 import { createAccessTokenRepository } from './repositories/access-tokens.js';
@@ -17,6 +17,7 @@ import { createClientEventRepository } from './repositories/client-events.js';
 import { createClientRepository } from './repositories/clients.js';
 import { createConsentRepository } from './repositories/consents.js';
 import { createUserRepository } from './repositories/users.js';
+import { createPostgresPool } from './postgres-pool.js';
 import type { Storage } from './storage.js';
 
 export interface OpenStorageOptions {
@@ -26,8 +27,19 @@ export interface OpenStorageOptions {
   poolSize?: number;
   /** PostgreSQL statement timeout in milliseconds (default 10000). */
   statementTimeoutMs?: number;
-  /** PostgreSQL schema to use (search_path), for isolated test runs. */
-  postgresSchema?: string;
+  /** PostgreSQL schema to use (search_path); created by the migrations when missing. */
+  postgresSchema?: string | null;
+  /** Told about errors of idle pooled PostgreSQL connections (the server closed them); they are dropped and replaced. */
+  onIdleConnectionError?: (error: Error) => void;
+}
+
+/** The storage options a configuration asks for (pool size, statement timeout, schema). */
+export function storageOptionsFromConfig(config: Config): OpenStorageOptions {
+  return {
+    poolSize: config.databasePoolSize,
+    statementTimeoutMs: config.databaseStatementTimeoutMs,
+    postgresSchema: config.databaseSchema,
+  };
 }
 
 export function createDatabase(databaseUrl: string, options: OpenStorageOptions = {}): { db: Kysely<Database>; dialect: Storage['dialect'] } {
@@ -47,18 +59,38 @@ export function createDatabase(databaseUrl: string, options: OpenStorageOptions 
 
   // int8 (bigint) columns hold epoch seconds and counts, all far below 2^53: read them as numbers.
   pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
-  const statementTimeoutMs = options.statementTimeoutMs ?? 10_000;
-  const schemaOption = options.postgresSchema ? ` -c search_path=${options.postgresSchema}` : '';
-  const pool = new pg.Pool({
-    connectionString: databaseUrl,
-    max: options.poolSize ?? 10,
-    options: `-c statement_timeout=${statementTimeoutMs}${schemaOption}`,
+  const { pool } = createPostgresPool(databaseUrl, {
+    poolSize: options.poolSize ?? 10,
+    statementTimeoutMs: options.statementTimeoutMs ?? 10_000,
+    schema: options.postgresSchema ?? null,
+    onIdleClientError: options.onIdleConnectionError ?? (() => {}),
   });
   return { db: new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }), dialect: 'postgres' };
 }
 
-export async function migrateToLatest(db: Kysely<Database>): Promise<MigrationResultSet> {
-  const migrator = new Migrator({ db, provider: migrationProvider });
+/**
+ * Kysely's migrator, with its bookkeeping tables in the schema Latch's tables live in. On PostgreSQL that is
+ * the connection's current schema, named explicitly: left unnamed, Kysely would take a `kysely_migration`
+ * table in any other schema of the same database for its own.
+ */
+async function createMigrator(db: Kysely<Database>): Promise<Migrator> {
+  if (!(db.getExecutor().adapter instanceof PostgresAdapter)) return new Migrator({ db, provider: migrationProvider });
+  const { rows } = await sql<{ schema: string | null }>`select current_schema() as schema`.execute(db);
+  const schema = rows[0]?.schema;
+  if (!schema) {
+    throw new Error('PostgreSQL has no current schema: create the schema named in LATCH_DATABASE_SCHEMA, or let `latch migrate` create it');
+  }
+  return new Migrator({ db, provider: migrationProvider, migrationTableSchema: schema });
+}
+
+/** Creates the configured PostgreSQL schema when it does not exist yet (before the first migration). */
+async function ensurePostgresSchema(db: Kysely<Database>, schema: string | null | undefined): Promise<void> {
+  if (schema) await db.schema.createSchema(schema).ifNotExists().execute();
+}
+
+export async function migrateToLatest(db: Kysely<Database>, options: Pick<OpenStorageOptions, 'postgresSchema'> = {}): Promise<MigrationResultSet> {
+  if (db.getExecutor().adapter instanceof PostgresAdapter) await ensurePostgresSchema(db, options.postgresSchema);
+  const migrator = await createMigrator(db);
   const result = await migrator.migrateToLatest();
   if (result.error) throw result.error;
   return result;
@@ -66,7 +98,7 @@ export async function migrateToLatest(db: Kysely<Database>): Promise<MigrationRe
 
 /** True when every migration this code knows has been applied. */
 export async function migrationsAreCurrent(db: Kysely<Database>): Promise<boolean> {
-  const migrator = new Migrator({ db, provider: migrationProvider });
+  const migrator = await createMigrator(db);
   const applied = (await migrator.getMigrations()).filter((m) => m.executedAt !== undefined).length;
   return applied === Object.keys(migrations).length;
 }
@@ -90,12 +122,13 @@ export function bindRepositories(db: Kysely<Database>, dialect: Storage['dialect
         return false;
       }
     },
+    migrationsAreCurrent: () => migrationsAreCurrent(db),
     close,
   };
 }
 
 export async function openStorage(databaseUrl: string, options: OpenStorageOptions = {}): Promise<Storage & { db: Kysely<Database> }> {
   const { db, dialect } = createDatabase(databaseUrl, options);
-  if (options.migrate ?? true) await migrateToLatest(db);
+  if (options.migrate ?? true) await migrateToLatest(db, options);
   return Object.assign(bindRepositories(db, dialect, () => db.destroy()), { db });
 }

@@ -196,5 +196,7 @@ export interface Storage {
   transaction<T>(fn: (storage: Storage) => Promise<T>): Promise<T>;
   /** True when the database answers. */
   ping(): Promise<boolean>;
+  /** True when every migration this code knows has been applied (readiness, `latch serve --no-migrate`). */
+  migrationsAreCurrent(): Promise<boolean>;
   close(): Promise<void>;
 }

@@ -1,6 +1,9 @@
 /**
  * A real Latch for tests: a fresh SQLite file in a temporary folder, the real app listening on an ephemeral
  * port, and helpers to seed users and clients through the same code the CLI uses.
+ *
+ * With `LATCH_TEST_DATABASE=postgres` (or `database: 'postgres'`) the server runs on PostgreSQL instead, in a
+ * schema created for it and dropped when it stops (test/helpers/postgres.ts), so the same tests cover both.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -10,6 +13,7 @@ import { registerClient } from '../../src/clients/client-registration.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import { startServer, type RunningServer } from '../../src/server.js';
 import type { User } from '../../src/storage/storage.js';
+import { createTestSchema, POSTGRES_TEST_URL, postgresUnavailableReason } from './postgres.js';
 
 export interface TestServer extends RunningServer {
   baseUrl: string;
@@ -27,12 +31,39 @@ export interface TestServerOptions {
   env?: Record<string, string>;
   /** Reuse an existing data folder (restart tests). */
   dataDir?: string;
+  /** Which database to run on; default from `LATCH_TEST_DATABASE` (`sqlite` or `postgres`), else SQLite. */
+  database?: 'sqlite' | 'postgres';
+  /** On PostgreSQL: use this existing schema (kept at stop) instead of a fresh one. */
+  postgresSchema?: string;
+}
+
+/** The database the tests run on, from `LATCH_TEST_DATABASE`. */
+export function testDatabaseKind(): 'sqlite' | 'postgres' {
+  const kind = process.env.LATCH_TEST_DATABASE || 'sqlite';
+  if (kind !== 'sqlite' && kind !== 'postgres') throw new Error(`LATCH_TEST_DATABASE must be sqlite or postgres (got "${kind}")`);
+  return kind;
+}
+
+async function databaseEnv(options: TestServerOptions, dataDir: string): Promise<{ env: Record<string, string>; dropSchema?: () => Promise<void> }> {
+  if ((options.database ?? testDatabaseKind()) === 'sqlite') return { env: { LATCH_DATABASE_URL: `sqlite:${join(dataDir, 'latch.db')}` } };
+  const unavailable = await postgresUnavailableReason();
+  if (unavailable) throw new Error(unavailable);
+  const schema = options.postgresSchema ? undefined : await createTestSchema();
+  return {
+    env: {
+      LATCH_DATABASE_URL: POSTGRES_TEST_URL,
+      LATCH_DATABASE_SCHEMA: options.postgresSchema ?? schema!.name,
+      LATCH_SECRET: 'test-secret-shared-by-every-latch-process-0123456789',
+    },
+    dropSchema: schema?.drop,
+  };
 }
 
 export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'latch-test-'));
+  const database = await databaseEnv(options, dataDir);
   const config = loadConfig({
-    LATCH_DATABASE_URL: `sqlite:${join(dataDir, 'latch.db')}`,
+    ...database.env,
     PORT: '0',
     HOST: '127.0.0.1',
     LATCH_LOG_LEVEL: process.env.LATCH_LOG_LEVEL ?? 'silent',
@@ -66,7 +97,10 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     },
     async stop(stopOptions = {}) {
       await server.close();
-      if (!stopOptions.keepData) rmSync(dataDir, { recursive: true, force: true });
+      if (!stopOptions.keepData) {
+        rmSync(dataDir, { recursive: true, force: true });
+        await database.dropSchema?.();
+      }
     },
   };
 }

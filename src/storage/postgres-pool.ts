@@ -1,0 +1,124 @@
+/**
+ * The PostgreSQL connection pool Kysely runs on, with retries only where they cannot repeat a side effect:
+ *
+ * - acquiring a connection (nothing has been sent yet), on connection-class errors, a few times with backoff,
+ *   so that a database restart or failover costs a short wait rather than failed requests;
+ * - a plain `select` outside a transaction whose connection broke under it (idempotent read), once, on a
+ *   fresh connection.
+ *
+ * Writes are never retried: when a connection breaks during an update its outcome is unknown, and running it
+ * again could, for example, consume an authorization code twice. Those errors reach the caller.
+ */
+import type { PostgresPool, PostgresPoolClient, PostgresQueryResult } from 'kysely';
+import pg from 'pg';
+
+export interface RetryPolicy {
+  /** Connection attempts before giving up (default 4). */
+  connectAttempts: number;
+  /** Delay before the first retry; doubles each time (default 100 ms). */
+  connectBackoffMs: number;
+}
+
+const DEFAULT_RETRY_POLICY: RetryPolicy = { connectAttempts: 4, connectBackoffMs: 100 };
+
+/** Socket-level failures and the SQLSTATEs of a server that is going away or not yet accepting (class 08, 57P0x, 53300). */
+const CONNECTION_ERROR_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
+const CONNECTION_SQLSTATES = new Set(['57P01', '57P02', '57P03', '53300']);
+const CONNECTION_MESSAGES = [/connection terminated/i, /connection ended/i, /client has encountered a connection error/i];
+
+export function isConnectionError(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  const code = (error as { code?: unknown }).code;
+  if (typeof code === 'string' && (CONNECTION_ERROR_CODES.has(code) || CONNECTION_SQLSTATES.has(code) || code.startsWith('08'))) return true;
+  return CONNECTION_MESSAGES.some((pattern) => pattern.test(error.message));
+}
+
+/** A statement that only reads: `select …` (not `with …`, which can hide a data-modifying CTE). */
+export function isPlainSelect(sqlText: string): boolean {
+  return /^\s*\(?\s*select\b/i.test(sqlText);
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** The pg client type this module needs: query, and release(err) to destroy a broken connection. */
+export interface RawPoolClient {
+  query(sqlText: string, parameters: ReadonlyArray<unknown>): Promise<PostgresQueryResult<unknown>>;
+  release(destroy?: boolean | Error): void;
+}
+export interface RawPool {
+  connect(): Promise<RawPoolClient>;
+  end(): Promise<void>;
+}
+
+export function createRetryingPool(pool: RawPool, policy: RetryPolicy = DEFAULT_RETRY_POLICY): PostgresPool {
+  async function connectWithRetry(): Promise<RawPoolClient> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await pool.connect();
+      } catch (error) {
+        if (attempt >= policy.connectAttempts || !isConnectionError(error)) throw error;
+        await sleep(policy.connectBackoffMs * 2 ** (attempt - 1));
+      }
+    }
+  }
+
+  return {
+    async connect() {
+      let client: RawPoolClient | undefined = await connectWithRetry();
+      let inTransaction = false;
+      const wrapped = {
+        async query(sqlText: string, parameters: ReadonlyArray<unknown>) {
+          const keyword = /^\s*(\w+)/.exec(sqlText)?.[1]?.toLowerCase();
+          if (keyword === 'begin' || keyword === 'start') inTransaction = true;
+          if (!client) {
+            // The server ended the transaction with the connection; there is nothing left to roll back.
+            if (keyword === 'rollback') {
+              inTransaction = false;
+              return { command: 'SELECT', rowCount: 0, rows: [] } as unknown as PostgresQueryResult<unknown>;
+            }
+            throw new Error('The PostgreSQL connection was lost in the middle of a transaction');
+          }
+          try {
+            return await client.query(sqlText, parameters);
+          } catch (error) {
+            if (!isConnectionError(error)) throw error;
+            // The connection is gone: destroy it rather than hand it back to the pool for the next request.
+            const broken: RawPoolClient = client;
+            client = undefined;
+            broken.release(error as Error);
+            if (inTransaction || !isPlainSelect(sqlText)) throw error;
+            // The read changed nothing, so run it once more on a fresh connection.
+            client = await connectWithRetry();
+            return await client.query(sqlText, parameters);
+          } finally {
+            if (keyword === 'commit' || keyword === 'rollback' || keyword === 'end') inTransaction = false;
+          }
+        },
+        release() {
+          client?.release();
+          client = undefined;
+        },
+      };
+      return wrapped as unknown as PostgresPoolClient;
+    },
+    end: () => pool.end(),
+  };
+}
+
+export interface PostgresPoolOptions {
+  poolSize: number;
+  statementTimeoutMs: number;
+  schema: string | null;
+  onIdleClientError?: (error: Error) => void;
+}
+
+export function createPostgresPool(connectionString: string, options: PostgresPoolOptions): { pool: PostgresPool; raw: pg.Pool } {
+  // Server-side settings sent at connection start, so that every pooled connection has them from its first query.
+  const settings = [`-c statement_timeout=${options.statementTimeoutMs}`];
+  if (options.schema) settings.push(`-c search_path=${options.schema}`);
+  const raw = new pg.Pool({ connectionString, max: options.poolSize, options: settings.join(' '), connectionTimeoutMillis: 10_000 });
+  // An idle pooled connection that the server closes (restart, failover, idle timeout) emits 'error' on the
+  // pool; without a listener that would end the process. pg drops the connection from the pool by itself.
+  raw.on('error', (error) => options.onIdleClientError?.(error));
+  return { pool: createRetryingPool(raw as unknown as RawPool), raw };
+}
