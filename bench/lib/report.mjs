@@ -1,0 +1,172 @@
+/** The bench's report: a table for the terminal and BENCHMARKS.md, with every figure as Latch, peer, ratio. */
+
+/** The issue's targets (ratios in one run on the 2-core machine). */
+export const TARGETS = {
+  c: { vsPeer: 4, vsCeiling: 0.35 },
+  d1: { vsPeer: 3, vsCeiling: 0.2 },
+  d2: { vsPeer: 1.5 },
+  d3: { vsPeer: 3 },
+  e: { vsPeer: 3 },
+};
+export const SIGN_IN_TARGET_SHARE_OF_ARGON2 = 0.85;
+export const FIXED_LOAD_P99_TARGET_MS = 5;
+
+const fmtRate = (v) => (Number.isFinite(v) ? (v >= 100 ? v.toFixed(0) : v.toFixed(1)) : '–');
+const fmtMs = (v) => (Number.isFinite(v) ? (v >= 100 ? v.toFixed(0) : v >= 10 ? v.toFixed(1) : v.toFixed(2)) : '–');
+const fmtRatio = (v) => (Number.isFinite(v) ? `${v.toFixed(2)}×` : '–');
+const fmtCpu = (v) => (Number.isFinite(v) ? v.toFixed(3) : '–');
+const rateWithRange = (s) => (s ? `${fmtRate(s.median)} (${fmtRate(s.min)}–${fmtRate(s.max)})` : '–');
+const msWithRange = (s) => (s ? `${fmtMs(s.median)} (${fmtMs(s.min)}–${fmtMs(s.max)})` : '–');
+
+function verdict(value, target, higherIsBetter = true) {
+  if (!Number.isFinite(value)) return 'not measured';
+  const met = higherIsBetter ? value >= target : value < target;
+  return met ? 'met' : 'MISSED';
+}
+
+/** Rows of the main table, one per scenario, with the derived ratios. */
+export function scenarioRows(report) {
+  const ceiling = report.machine.ceiling;
+  return report.scenarios.map((entry) => {
+    const latch = entry.runs.latch;
+    const peer = entry.runs.peer;
+    const bare = entry.runs.bare;
+    const own = latch?.rps ? latch : bare;
+    const ratio = latch?.rps && peer?.rps ? latch.rps.median / peer.rps.median : NaN;
+    // Only request rates compare with the ceiling; a flow or a sign-in is many requests or mostly hashing.
+    const toCeiling = own?.rps && ceiling && entry.unit === 'req/s' ? own.rps.median / ceiling : NaN;
+    return { entry, latch, peer, bare, ratio, toCeiling };
+  });
+}
+
+export function targetChecks(report) {
+  const checks = [];
+  const rows = scenarioRows(report);
+  for (const { entry, ratio, toCeiling } of rows) {
+    const target = TARGETS[entry.id];
+    if (!target) continue;
+    checks.push({ what: `(${entry.id}) ${entry.title}: Latch / peer ≥ ${target.vsPeer}`, value: fmtRatio(ratio), verdict: verdict(ratio, target.vsPeer) });
+    if (target.vsCeiling) checks.push({ what: `(${entry.id}) ${entry.title}: Latch / bare ceiling ≥ ${target.vsCeiling}`, value: fmtRatio(toCeiling), verdict: verdict(toCeiling, target.vsCeiling) });
+  }
+  const signIns = report.scenarios.find((s) => s.id === 'f')?.runs.latch?.rps?.median;
+  const argon2 = report.argon2?.perSecond.median;
+  if (signIns !== undefined || argon2 !== undefined) {
+    const share = signIns / argon2;
+    checks.push({ what: `(f) sign-ins / argon2id alone ≥ ${SIGN_IN_TARGET_SHARE_OF_ARGON2 * 100}%`, value: Number.isFinite(share) ? `${(share * 100).toFixed(0)}%` : '–', verdict: verdict(share, SIGN_IN_TARGET_SHARE_OF_ARGON2) });
+  }
+  for (const fixed of report.fixedLoad) {
+    const p99 = fixed.runs.latch?.p99?.median;
+    checks.push({ what: `(${fixed.id}) p99 at ${fixed.ratePerSecond}/s (50% of the peer's maximum) < ${FIXED_LOAD_P99_TARGET_MS} ms`, value: `${fmtMs(p99)} ms`, verdict: verdict(p99, FIXED_LOAD_P99_TARGET_MS, false) });
+  }
+  return checks;
+}
+
+function table(headers, rows) {
+  const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => String(r[i]).length)));
+  const line = (cells) => cells.map((c, i) => String(c).padEnd(widths[i])).join('  ');
+  return [line(headers), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
+}
+
+function mainTableRows(report) {
+  return scenarioRows(report).map(({ entry, latch, peer, bare, ratio, toCeiling }) => {
+    const own = latch?.rps ? latch : bare;
+    const ownName = latch ? (latch.skipped ? `skipped` : rateWithRange(latch.rps)) : bare ? rateWithRange(bare.rps) : '–';
+    return [
+      `(${entry.id}) ${entry.title}`,
+      entry.unit,
+      ownName,
+      peer ? rateWithRange(peer.rps) : '–',
+      fmtRatio(ratio),
+      fmtRatio(toCeiling),
+      `${fmtMs(own?.p50?.median)} / ${fmtMs(peer?.p50?.median)}`,
+      `${fmtMs(own?.p99?.median)} / ${fmtMs(peer?.p99?.median)}`,
+      `${fmtCpu(own?.cpuMsPerRequest?.median)} / ${fmtCpu(peer?.cpuMsPerRequest?.median)}`,
+      `${own?.errors ?? '–'} / ${peer?.errors ?? '–'}`,
+    ];
+  });
+}
+
+const MAIN_HEADERS = ['scenario', 'unit', 'Latch (or bare) median (min–max)', 'peer median (min–max)', 'Latch/peer', 'Latch/ceiling', 'p50 ms L/P', 'p99 ms L/P', 'CPU ms/req L/P', 'non-2xx L/P'];
+
+export function renderTerminal(report) {
+  const m = report.machine;
+  const parts = [
+    `Latch benchmark — ${m.date}, Node ${m.node}, ${m.cpus} cores (${m.cpuModel}), ${(m.memoryBytes / 2 ** 30).toFixed(1)} GiB, ` +
+      `${m.durationSeconds} s × ${m.repeats} runs per server, ${m.connections} connections; peer node-oidc-provider ${m.peerVersion}`,
+    '',
+    table(MAIN_HEADERS, mainTableRows(report)),
+  ];
+  if (report.fixedLoad.length) {
+    parts.push('', 'Fixed offered load (50% of the peer\'s maximum):');
+    parts.push(table(['scenario', 'offered/s', 'achieved L/P', 'p50 ms L/P', 'p99 ms L/P (min–max)', 'non-2xx L/P'], fixedRows(report)));
+  }
+  if (report.argon2) parts.push('', `argon2id alone: ${rateWithRange(report.argon2.perSecond)} verifications/s (thread pool ${report.argon2.threadPoolSize})`);
+  if (report.workers) parts.push('', table(['scenario', 'one process', '--workers 2', 'ratio', 'p99 ms (workers)'], workerRows(report)));
+  if (report.clientCheck) parts.push('', `load client check on the bare server: own client ${fmtRate(report.clientCheck.ownClientRps)} req/s, autocannon ${fmtRate(report.clientCheck.autocannonRps)} req/s`);
+  parts.push('', table(['target', 'value', 'verdict'], targetChecks(report).map((c) => [c.what, c.value, c.verdict])));
+  const notes = [...report.notes, ...report.scenarios.flatMap((s) => s.notes.map((n) => `(${s.id}) ${n}`))];
+  if (notes.length) parts.push('', 'Notes:', ...notes.map((n) => `  - ${n}`));
+  return parts.join('\n');
+}
+
+function fixedRows(report) {
+  return report.fixedLoad.map((fixed) => [
+    `(${fixed.id}) ${fixed.title}`,
+    fixed.ratePerSecond,
+    `${fmtRate(fixed.runs.latch?.rps?.median)} / ${fmtRate(fixed.runs.peer?.rps?.median)}`,
+    `${fmtMs(fixed.runs.latch?.p50?.median)} / ${fmtMs(fixed.runs.peer?.p50?.median)}`,
+    `${msWithRange(fixed.runs.latch?.p99)} / ${msWithRange(fixed.runs.peer?.p99)}`,
+    `${fixed.runs.latch?.errors ?? '–'} / ${fixed.runs.peer?.errors ?? '–'}`,
+  ]);
+}
+
+function workerRows(report) {
+  return report.workers.scenarios.map((w) => [`(${w.id}) ${w.title}`, rateWithRange(w.single), rateWithRange(w.workers), fmtRatio(w.workers.median / w.single.median), msWithRange(w.p99)]);
+}
+
+function markdownTable(headers, rows) {
+  const escape = (cell) => String(cell).replace(/\|/g, '\\|');
+  return [`| ${headers.map(escape).join(' | ')} |`, `|${headers.map(() => '---').join('|')}|`, ...rows.map((r) => `| ${r.map(escape).join(' | ')} |`)].join('\n');
+}
+
+export function renderMarkdown(report) {
+  const m = report.machine;
+  const lines = [
+    '# Benchmarks',
+    '',
+    'Written by `npm run bench` (bench/run.mjs). Latch, [node-oidc-provider](https://github.com/panva/node-oidc-provider) (the peer) and a bare',
+    '`node:http` server run as separate processes on one machine, in one run; the load client is another process. Every figure is the',
+    'median of the runs, with min–max; ratios are Latch / peer and Latch / bare ceiling measured in the same run.',
+    '',
+    `- Date: ${m.date}`,
+    `- Node: ${m.node}; peer: oidc-provider ${m.peerVersion}`,
+    `- Machine: ${m.cpus} cores (${m.cpuModel}), ${(m.memoryBytes / 2 ** 30).toFixed(1)} GiB memory; load average at the end ${m.loadAverageAtEnd.map((l) => l.toFixed(2)).join(' ')}`,
+    `- Load: ${m.connections} keep-alive connections, ${m.durationSeconds} s per run, ${m.repeats} runs per server alternating Latch and the peer, after a warm-up`,
+    '- Latch: `latch serve` on a fresh SQLite file with the shipped settings (WAL, synchronous=NORMAL, log level info; its log goes to /dev/null)',
+    '- Peer: one confidential client (client_secret_basic), routes at /oauth2/*, in-memory adapter whose store never evicts during the run',
+    '- Latency: p50 and p99 from every response (not a histogram); CPU per request from /proc/<pid>/stat (user + system)',
+    '',
+    '## Throughput and latency at saturation',
+    '',
+    markdownTable(MAIN_HEADERS, mainTableRows(report)),
+    '',
+  ];
+  if (report.fixedLoad.length) {
+    lines.push('## Latency at a fixed offered load (50% of the peer\'s maximum)', '', markdownTable(['scenario', 'offered/s', 'achieved L/P', 'p50 ms L/P', 'p99 ms L/P (min–max)', 'non-2xx L/P'], fixedRows(report)), '');
+    lines.push('Open loop: requests are sent on a fixed schedule and latency counts from the scheduled time, so queueing is not hidden.', '');
+  }
+  if (report.argon2) {
+    lines.push('## Sign-ins and argon2id alone', '', `argon2id alone, at Latch's shipped parameters (m=${report.argon2.options.memoryCost} KiB, t=${report.argon2.options.timeCost}, p=${report.argon2.options.parallelism}), ${m.connections} in flight, thread pool ${report.argon2.threadPoolSize}: ${rateWithRange(report.argon2.perSecond)} verifications/s.`, '');
+  }
+  if (report.workers) {
+    lines.push('## One process and `--workers 2`', '', markdownTable(['scenario', 'one process req/s', '--workers 2 req/s', 'ratio', 'p99 ms (workers)'], workerRows(report)), '');
+  }
+  lines.push('## Targets', '', markdownTable(['target', 'value', 'verdict'], targetChecks(report).map((c) => [c.what, c.value, c.verdict])), '');
+  if (report.clientCheck) {
+    lines.push(`Load client check: on the bare server the bench's own client reached ${fmtRate(report.clientCheck.ownClientRps)} req/s and autocannon ${fmtRate(report.clientCheck.autocannonRps)} req/s.`, '');
+  }
+  const notes = [...report.notes, ...report.scenarios.flatMap((s) => s.notes.map((n) => `(${s.id}) ${n}`))];
+  const noisy = report.scenarios.flatMap((s) => Object.entries(s.runs).filter(([, r]) => r.otherCpuPercent?.max > 20).map(([k, r]) => `(${s.id}) ${k}: up to ${r.otherCpuPercent.max.toFixed(0)}% of a core used by other programs during a run`));
+  if (notes.length || noisy.length) lines.push('## Notes', '', ...[...notes, ...noisy].map((n) => `- ${n}`), '');
+  return `${lines.join('\n')}\n`;
+}

@@ -1,0 +1,642 @@
+/**
+ * `npm run bench`: Latch beside node-oidc-provider 9 and a bare node:http ceiling, all on this machine, in
+ * one run. See bench/README.md for what each scenario measures and how to read the table.
+ *
+ * Environment:
+ *   BENCH_DURATION_SECONDS  seconds per measured run (default 10; ~2 for a smoke run)
+ *   BENCH_REPEATS           runs per scenario and server, alternating Latch and the peer (default 3)
+ *   BENCH_CONNECTIONS       keep-alive connections of the load client (default 32)
+ *   BENCH_VIRTUAL_USERS     browser-like users with cookie jars in the full-flow scenario (default 8)
+ *   BENCH_SCENARIOS         comma-separated subset, e.g. "a,c,d1" (default: all)
+ *   BENCH_WORKERS           1 to also compare `latch serve --workers 2` with one process, when available (default 1)
+ *   BENCH_WRITE_REPORT      0 to skip writing BENCHMARKS.md (default 1)
+ */
+import { execFileSync, spawn } from 'node:child_process';
+import { createHash, randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { buildRequest, headerValues, runRequests, runVirtualUsers } from './lib/http-load.mjs';
+import { cpuMilliseconds, freePort, rssBytes, startListeningScript, stopProcess, waitUntil } from './lib/processes.mjs';
+import { renderMarkdown, renderTerminal } from './lib/report.mjs';
+import { machineCpuMilliseconds, summarize } from './lib/stats.mjs';
+
+const BENCH_DIR = dirname(fileURLToPath(import.meta.url));
+const ROOT = resolve(BENCH_DIR, '..');
+const env = process.env;
+const DURATION_MS = Number(env.BENCH_DURATION_SECONDS ?? 10) * 1000;
+const WARMUP_MS = Math.min(2000, Math.max(500, DURATION_MS / 5));
+const REPEATS = Number(env.BENCH_REPEATS ?? 3);
+const CONNECTIONS = Number(env.BENCH_CONNECTIONS ?? 32);
+const VIRTUAL_USERS = Number(env.BENCH_VIRTUAL_USERS ?? 8);
+const ONLY = env.BENCH_SCENARIOS ? new Set(env.BENCH_SCENARIOS.split(',').map((s) => s.trim())) : null;
+const HOST = '127.0.0.1';
+const REDIRECT_URI = 'http://127.0.0.1:9999/callback';
+const USER_PASSWORD = 'bench correct horse battery staple';
+const USER_EMAIL = 'bench@example.com';
+
+const log = (message) => process.stderr.write(`${message}\n`);
+
+// ---------------------------------------------------------------------------------------------------------
+// Build and set up
+
+function ensureLatchBuilt() {
+  if (existsSync(join(ROOT, 'dist', 'cli', 'main.js'))) return;
+  log('dist/ is missing: building Latch first');
+  const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+  if (!existsSync(join(ROOT, 'node_modules'))) execFileSync(npm, ['install', '--no-audit', '--no-fund'], { cwd: ROOT, stdio: 'inherit' });
+  else execFileSync(npm, ['run', 'build'], { cwd: ROOT, stdio: 'inherit' });
+}
+
+function latchCli(args, dataEnv, input) {
+  const output = execFileSync(process.execPath, [join(ROOT, 'bin', 'latch.js'), ...args], {
+    cwd: ROOT,
+    env: { ...env, ...dataEnv, LATCH_LOG_LEVEL: 'silent' },
+    input,
+    encoding: 'utf8',
+  });
+  return JSON.parse(output);
+}
+
+/** Whether the built Latch knows `serve --workers` (landed with the scale work). */
+function latchSupportsWorkers() {
+  try {
+    return readFileSync(join(ROOT, 'dist', 'cli', 'main.js'), 'utf8').includes("'workers'");
+  } catch {
+    return false;
+  }
+}
+
+async function startLatch(name, dataDir, extraArgs = []) {
+  const port = await freePort();
+  const databaseUrl = `sqlite:${join(dataDir, 'latch.db')}`;
+  const serverEnv = {
+    ...env,
+    LATCH_DATABASE_URL: databaseUrl,
+    PORT: String(port),
+    HOST,
+    LATCH_ISSUER: `http://${HOST}:${port}`,
+  };
+  // Shipped settings: nothing turned off. Logs (level info, one line per request) go to /dev/null.
+  const child = spawn(process.execPath, [join(ROOT, 'bin', 'latch.js'), 'serve', ...extraArgs], { cwd: ROOT, env: serverEnv, stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr.on('data', (chunk) => {
+    stderr = (stderr + chunk).slice(-10_000);
+  });
+  await waitUntil(async () => {
+    if (child.exitCode !== null) throw new Error(`Latch exited: ${stderr}`);
+    const response = await fetch(`http://${HOST}:${port}/oauth2/userinfo`);
+    await response.arrayBuffer();
+    return response.status === 401;
+  }, 30_000, name);
+  return { name, kind: 'latch', child, pid: child.pid, port, databaseUrl, dataDir };
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Minting codes and tokens, through each server's own code path
+
+function mintLatch(target, latchSetup, { kind, count, scope, nonce = null }) {
+  const out = join(target.dataDir, `minted-${kind}-${process.hrtime.bigint()}.txt`);
+  execFileSync(
+    process.execPath,
+    [join(BENCH_DIR, 'latch-mint.mjs'), JSON.stringify({ databaseUrl: target.databaseUrl, kind, count, clientId: latchSetup.clientId, userId: latchSetup.userId, scope, redirectUri: REDIRECT_URI, nonce, out })],
+    { cwd: BENCH_DIR, env: { ...env, LATCH_LOG_LEVEL: 'silent' }, stdio: ['ignore', 'inherit', 'inherit'] },
+  );
+  const secrets = readFileSync(out, 'utf8').trim().split('\n');
+  rmSync(out);
+  return secrets;
+}
+
+let messageId = 0;
+function askPeer(peer, message) {
+  return new Promise((resolvePromise, reject) => {
+    const id = ++messageId;
+    const onMessage = (reply) => {
+      if (reply.id !== id) return;
+      peer.child.off('message', onMessage);
+      if (reply.error) reject(new Error(reply.error));
+      else resolvePromise(reply.values);
+    };
+    peer.child.on('message', onMessage);
+    peer.child.send({ id, ...message });
+  });
+}
+
+async function mintPeer(peer, { kind, count, scope, clientId, nonce }) {
+  const values = [];
+  for (let done = 0; done < count; done += 20_000) {
+    const batch = Math.min(20_000, count - done);
+    values.push(...(await askPeer(peer, { type: kind === 'code' ? 'mint-codes' : 'mint-tokens', count: batch, scope, clientId, redirectUri: REDIRECT_URI, nonce })));
+  }
+  return values;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Measuring one run
+
+async function measure(target, run) {
+  const cpuBefore = cpuMilliseconds(target.pid);
+  const machineBefore = machineCpuMilliseconds();
+  const selfBefore = process.cpuUsage();
+  const result = await run();
+  const self = process.cpuUsage(selfBefore);
+  const machineAfter = machineCpuMilliseconds();
+  const cpuMs = cpuMilliseconds(target.pid) - cpuBefore;
+  const ownMs = cpuMs + (self.user + self.system) / 1000;
+  const busyMs = machineAfter.busy - machineBefore.busy;
+  return {
+    ...result,
+    cpuMsPerRequest: result.requests > 0 ? cpuMs / result.requests : NaN,
+    serverCpuPercent: (cpuMs / result.elapsedMs) * 100,
+    // Everything else that ran on the machine meanwhile (other programs, minting children): a noise gauge.
+    otherCpuPercent: Math.max(0, ((busyMs - ownMs) / result.elapsedMs) * 100),
+    rssBytes: rssBytes(target.pid),
+  };
+}
+
+function basicAuthorization(clientId, clientSecret) {
+  return `Basic ${Buffer.from(`${encodeURIComponent(clientId)}:${encodeURIComponent(clientSecret)}`).toString('base64')}`;
+}
+
+function tokenRequest(target, credentials, code) {
+  const body = `grant_type=authorization_code&code=${encodeURIComponent(code)}&redirect_uri=${encodeURIComponent(REDIRECT_URI)}`;
+  return buildRequest({
+    method: 'POST',
+    path: '/oauth2/token',
+    host: `${HOST}:${target.port}`,
+    headers: { Authorization: credentials, 'Content-Type': 'application/x-www-form-urlencoded', Accept: 'application/json' },
+    body,
+  });
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Browser-like steps for the full flow and sign-ins
+
+function htmlInputValue(html, name) {
+  const input = new RegExp(`<input[^>]*name="${name}"[^>]*>`).exec(html)?.[0];
+  const value = input && /value="([^"]*)"/.exec(input)?.[1];
+  if (value === undefined) throw new Error(`no input ${name} in page: ${html.slice(0, 200)}`);
+  return value.replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
+}
+
+function formBody(fields) {
+  return new URLSearchParams(fields).toString();
+}
+
+function locationPath(response) {
+  const location = headerValues(response.headerText, 'location')[0];
+  if (!location) throw new Error(`expected a redirect, got ${response.status}: ${response.body.toString('utf8').slice(0, 300)}`);
+  return location;
+}
+
+function pkcePair() {
+  const verifier = randomBytes(32).toString('base64url');
+  return { verifier, challenge: createHash('sha256').update(verifier).digest('base64url') };
+}
+
+function authorizePath(clientId, pkce) {
+  const query = new URLSearchParams({
+    response_type: 'code',
+    client_id: clientId,
+    redirect_uri: REDIRECT_URI,
+    scope: 'openid profile',
+    state: randomBytes(12).toString('base64url'),
+    nonce: randomBytes(12).toString('base64url'),
+    code_challenge: pkce.challenge,
+    code_challenge_method: 'S256',
+  });
+  return `/oauth2/authorize?${query}`;
+}
+
+/** Walks redirects and Latch's sign-in and consent pages (or the peer's interaction) until the client's redirect_uri. */
+async function walkToRedirectUri(agent, firstPath) {
+  let response = await agent.send({ path: firstPath });
+  for (let step = 0; step < 12; step++) {
+    if (response.status >= 300 && response.status < 400) {
+      const location = locationPath(response);
+      if (location.startsWith(REDIRECT_URI)) return new URL(location);
+      const url = new URL(location, 'http://bench.invalid');
+      response = await agent.send({ path: url.pathname + url.search });
+      continue;
+    }
+    const html = response.body.toString('utf8');
+    if (response.status === 200 && html.includes('action="/login"')) {
+      response = await agent.send({
+        method: 'POST',
+        path: '/login',
+        headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+        body: formBody({ _csrf: htmlInputValue(html, '_csrf'), return_to: htmlInputValue(html, 'return_to'), email: USER_EMAIL, password: USER_PASSWORD }),
+      });
+      continue;
+    }
+    if (response.status === 200 && html.includes('/oauth2/authorize/decision')) {
+      response = await agent.send({
+        method: 'POST',
+        path: '/oauth2/authorize/decision',
+        headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+        body: formBody({ _csrf: htmlInputValue(html, '_csrf'), authorization_request: htmlInputValue(html, 'authorization_request'), decision: 'allow' }),
+      });
+      continue;
+    }
+    throw new Error(`unexpected ${response.status} on the way to the redirect_uri: ${html.slice(0, 300)}`);
+  }
+  throw new Error('too many steps before the redirect_uri');
+}
+
+/** One full flow with a live session and remembered consent: authorize → code → token → userinfo. */
+async function fullFlow(agent, client) {
+  const pkce = pkcePair();
+  const authorize = await agent.send({ path: authorizePath(client.clientId, pkce) });
+  if (authorize.status !== 302 && authorize.status !== 303) throw new Error(`authorize answered ${authorize.status}, expected a redirect with a code`);
+  const callback = new URL(locationPath(authorize));
+  const code = callback.searchParams.get('code');
+  if (!callback.href.startsWith(REDIRECT_URI) || !code) throw new Error(`authorize redirected to ${callback.href.slice(0, 200)} without a code`);
+  const token = await agent.send({
+    method: 'POST',
+    path: '/oauth2/token',
+    headers: { Authorization: basicAuthorization(client.clientId, client.clientSecret), 'Content-Type': 'application/x-www-form-urlencoded', Accept: 'application/json' },
+    body: formBody({ grant_type: 'authorization_code', code, redirect_uri: REDIRECT_URI, code_verifier: pkce.verifier }),
+  });
+  if (token.status !== 200) throw new Error(`token answered ${token.status}: ${token.body.toString('utf8').slice(0, 300)}`);
+  const accessToken = JSON.parse(token.body.toString('utf8')).access_token;
+  const userinfo = await agent.send({ path: '/oauth2/userinfo', headers: { Authorization: `Bearer ${accessToken}`, Accept: 'application/json' } });
+  if (userinfo.status !== 200) throw new Error(`userinfo answered ${userinfo.status}: ${userinfo.body.toString('utf8').slice(0, 300)}`);
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Scenarios
+
+function wanted(id) {
+  return ONLY === null || ONLY.has(id);
+}
+
+async function main() {
+  ensureLatchBuilt();
+  const startedAt = new Date();
+  const workDir = mkdtempSync(join(os.tmpdir(), 'latch-bench-'));
+  const results = { scenarios: [], fixedLoad: [], workers: null, notes: [], argon2: null, clientCheck: null };
+  const servers = [];
+  try {
+    // Latch's data: a fresh SQLite database, one user, one client, through the CLI.
+    const latchDir = join(workDir, 'latch');
+    mkdirSync(latchDir);
+    const dataEnv = { LATCH_DATABASE_URL: `sqlite:${join(latchDir, 'latch.db')}` };
+    const user = latchCli(['user', 'create', '--email', USER_EMAIL, '--name', 'Bench User', '--avatar-url', 'https://images.example.com/avatar.png', '--password-stdin', '--json'], dataEnv, `${USER_PASSWORD}\n`);
+    const client = latchCli(['client', 'create', '--name', 'Bench App', '--redirect-uri', REDIRECT_URI, '--json'], dataEnv);
+    const latchSetup = { userId: user.id, clientId: client.client_id, clientSecret: client.client_secret };
+
+    log('starting the bare server, Latch and node-oidc-provider');
+    const bare = { name: 'bare', kind: 'bare', ...(await startListeningScript(join(BENCH_DIR, 'servers', 'bare.mjs'), { cwd: BENCH_DIR, env: { ...env, PORT: '0' } })) };
+    servers.push(bare);
+    const latch = await startLatch('Latch', latchDir);
+    servers.push(latch);
+    const peer = { name: 'node-oidc-provider', kind: 'peer', ...(await startListeningScript(join(BENCH_DIR, 'servers', 'peer.mjs'), { cwd: BENCH_DIR, env: { ...env, PORT: '0' }, ipc: true })) };
+    servers.push(peer);
+    const { PEER_CLIENT, PEER_CLIENT_ES256 } = await import('./servers/peer-clients.mjs');
+    const credentials = {
+      latch: basicAuthorization(latchSetup.clientId, latchSetup.clientSecret),
+      peer: basicAuthorization(PEER_CLIENT.client_id, PEER_CLIENT.client_secret),
+      peerEs256: basicAuthorization(PEER_CLIENT_ES256.client_id, PEER_CLIENT_ES256.client_secret),
+    };
+
+    const getRequest = (target, path, headers = {}) => buildRequest({ path, host: `${HOST}:${target.port}`, headers: { Accept: 'application/json', ...headers } });
+
+    // Probes: what this Latch build offers (discovery and id_tokens land with the OIDC work).
+    const probe = async (target, request) => {
+      const response = await fetch(`http://${HOST}:${target.port}${request.path}`, request.init);
+      return { status: response.status, body: await response.text() };
+    };
+    const latchDiscovery = await probe(latch, { path: '/.well-known/openid-configuration' });
+    const latchHasDiscovery = latchDiscovery.status === 200;
+    let latchIdTokenAlg = null;
+    {
+      const [code] = mintLatch(latch, latchSetup, { kind: 'code', count: 1, scope: ['openid', 'profile'], nonce: 'probe' });
+      const response = await fetch(`http://${HOST}:${latch.port}/oauth2/token`, {
+        method: 'POST',
+        headers: { authorization: credentials.latch, 'content-type': 'application/x-www-form-urlencoded' },
+        body: formBody({ grant_type: 'authorization_code', code, redirect_uri: REDIRECT_URI }),
+      });
+      const body = await response.json();
+      if (body.id_token) latchIdTokenAlg = JSON.parse(Buffer.from(body.id_token.split('.')[0], 'base64url').toString('utf8')).alg;
+    }
+    log(`Latch: discovery ${latchHasDiscovery ? 'yes' : 'not yet'}, id_token ${latchIdTokenAlg ?? 'not yet'}`);
+
+    /**
+     * One scenario: warm-up, then REPEATS runs alternating the order of Latch and the peer. `prepare(target,
+     * expectedRequests)` returns the load options for one run (a request generator, or a flow).
+     */
+    async function scenario(definition) {
+      if (!wanted(definition.id)) return null;
+      const entry = { id: definition.id, title: definition.title, unit: definition.unit ?? 'req/s', runs: {}, notes: [...(definition.notes ?? [])] };
+      results.scenarios.push(entry);
+      const targets = definition.targets.filter((t) => t.skip === undefined);
+      for (const skipped of definition.targets.filter((t) => t.skip !== undefined)) {
+        entry.notes.push(`${skipped.server.name}: ${skipped.skip}`);
+        entry.runs[skipped.server.kind] = { skipped: skipped.skip };
+      }
+      const rateEstimate = new Map();
+      const runOnce = async (target, durationMs, ratePerSecond) => {
+        const expectedRate = Math.max(rateEstimate.get(target) ?? target.rateGuess ?? 4000, ratePerSecond ?? 0);
+        const expected = Math.ceil(((expectedRate * durationMs) / 1000) * (ratePerSecond ? 1.1 : 2)) + CONNECTIONS * 4;
+        const load = await target.prepare(Math.min(expected, 400_000));
+        const result = await measure(target.server, () =>
+          load.flow
+            ? runVirtualUsers({ host: HOST, port: target.server.port, users: load.users, durationMs, setup: load.setup, flow: load.flow })
+            : runRequests({ host: HOST, port: target.server.port, connections: CONNECTIONS, durationMs, next: load.next, isOk: load.isOk, ratePerSecond }),
+        );
+        if (!ratePerSecond) rateEstimate.set(target, Math.max(rateEstimate.get(target) ?? 0, result.rps));
+        if (result.exhausted) entry.notes.push(`${target.server.name}: the pool of single-use codes ran out before the end of a run; its rate is over the time it lasted`);
+        return result;
+      };
+      for (const target of targets) {
+        log(`  ${definition.id} ${target.server.name}: warm-up`);
+        await runOnce(target, WARMUP_MS);
+      }
+      for (let repeat = 0; repeat < REPEATS; repeat++) {
+        const order = repeat % 2 === 0 ? targets : [...targets].reverse();
+        for (const target of order) {
+          const result = await runOnce(target, DURATION_MS);
+          (entry.runs[target.server.kind] ??= { results: [] }).results.push(result);
+          log(`  ${definition.id} ${target.server.name} #${repeat + 1}: ${result.rps.toFixed(0)} ${entry.unit}, p50 ${result.p50.toFixed(2)} ms, p99 ${result.p99.toFixed(2)} ms, errors ${result.errors}${result.errorSamples.length ? ` (${result.errorSamples[0]})` : ''}, cpu ${result.cpuMsPerRequest.toFixed(3)} ms/req, others ${result.otherCpuPercent.toFixed(0)}%`);
+        }
+      }
+      for (const run of Object.values(entry.runs)) {
+        if (!run.results) continue;
+        run.rps = summarize(run.results.map((r) => r.rps));
+        run.p50 = summarize(run.results.map((r) => r.p50));
+        run.p99 = summarize(run.results.map((r) => r.p99));
+        run.cpuMsPerRequest = summarize(run.results.map((r) => r.cpuMsPerRequest));
+        run.errors = run.results.reduce((sum, r) => sum + r.errors, 0);
+        run.otherCpuPercent = summarize(run.results.map((r) => r.otherCpuPercent));
+      }
+      entry.runOnce = runOnce;
+      entry.targets = targets;
+      return entry;
+    }
+
+    const okJson = (response) => response.status >= 200 && response.status < 300;
+
+    // (a) the bare ceiling
+    await scenario({
+      id: 'a',
+      title: 'bare node:http ceiling (fixed small JSON)',
+      targets: [{ server: bare, rateGuess: 15000, prepare: async () => { const bytes = getRequest(bare, '/'); return { next: () => bytes, isOk: okJson }; } }],
+    });
+    const ceiling = results.scenarios.find((s) => s.id === 'a')?.runs.bare?.rps.median;
+
+    // The load client's own ceiling, checked against autocannon on the bare server.
+    if (wanted('a')) {
+      const { default: autocannon } = await import('autocannon');
+      const check = await autocannon({ url: `http://${HOST}:${bare.port}/`, connections: CONNECTIONS, duration: Math.max(1, Math.round(DURATION_MS / 2000)) });
+      results.clientCheck = { autocannonRps: check.requests.average, ownClientRps: ceiling };
+      log(`  load client check on bare: own ${ceiling?.toFixed(0)} req/s, autocannon ${check.requests.average.toFixed(0)} req/s`);
+    }
+
+    // (b) discovery
+    await scenario({
+      id: 'b',
+      title: 'discovery document',
+      targets: [
+        latchHasDiscovery
+          ? { server: latch, prepare: async () => { const bytes = getRequest(latch, '/.well-known/openid-configuration'); return { next: () => bytes, isOk: okJson }; } }
+          : { server: latch, skip: 'no /.well-known/openid-configuration in this build yet (it lands with the OIDC work)' },
+        { server: peer, prepare: async () => { const bytes = getRequest(peer, '/.well-known/openid-configuration'); return { next: () => bytes, isOk: okJson }; } },
+      ],
+    });
+
+    // (c) userinfo with a valid token (a pool of 1000 tokens, round robin)
+    const latchTokens = wanted('c') ? mintLatch(latch, latchSetup, { kind: 'token', count: 1000, scope: ['openid', 'profile'] }) : [];
+    const peerTokens = wanted('c') ? await mintPeer(peer, { kind: 'token', count: 1000, scope: 'openid profile', clientId: PEER_CLIENT.client_id }) : [];
+    const userinfoTarget = (server, tokens) => ({
+      server,
+      prepare: async () => {
+        const requests = tokens.map((token) => getRequest(server, '/oauth2/userinfo', { Authorization: `Bearer ${token}` }));
+        return { next: (i) => requests[i % requests.length], isOk: okJson };
+      },
+    });
+    const userinfoEntry = await scenario({
+      id: 'c',
+      title: 'userinfo with a valid token',
+      targets: [userinfoTarget(latch, latchTokens), userinfoTarget(peer, peerTokens)],
+    });
+
+    // (d1–d3) code exchange, every code fresh and used once
+    const codeTargets = (variant) => {
+      const latchTarget = { server: latch, rateGuess: 4000 };
+      const peerTarget = { server: peer, rateGuess: 2000 };
+      latchTarget.prepare = async (count) => {
+        const codes = mintLatch(latch, latchSetup, { kind: 'code', count, scope: variant.latchScope, nonce: variant.nonce });
+        return { next: (i) => (i < codes.length ? tokenRequest(latch, credentials.latch, codes[i]) : null), isOk: variant.isOk };
+      };
+      peerTarget.prepare = async (count) => {
+        const client = variant.peerClient;
+        const codes = await mintPeer(peer, { kind: 'code', count, scope: variant.peerScope, clientId: client.client_id, nonce: variant.nonce });
+        const authorization = basicAuthorization(client.client_id, client.client_secret);
+        return { next: (i) => (i < codes.length ? tokenRequest(peer, authorization, codes[i]) : null), isOk: variant.isOk };
+      };
+      return [latchTarget, peerTarget];
+    };
+    const exchangeOk = (response) => response.status === 200;
+    const withIdToken = (alg) => (response) => {
+      if (response.status !== 200) return false;
+      const idToken = JSON.parse(response.body.toString('utf8')).id_token;
+      return typeof idToken === 'string' && JSON.parse(Buffer.from(idToken.split('.')[0], 'base64url').toString('utf8')).alg === alg;
+    };
+    const exchangeEntry = await scenario({
+      id: 'd1',
+      title: 'code exchange, scope=profile',
+      targets: codeTargets({ latchScope: ['profile'], peerScope: 'profile', peerClient: PEER_CLIENT, isOk: exchangeOk }),
+    });
+    {
+      const [latchTarget, peerTarget] = codeTargets({ latchScope: ['openid', 'profile'], peerScope: 'openid profile', peerClient: PEER_CLIENT, nonce: 'bench-nonce', isOk: withIdToken('RS256') });
+      await scenario({
+        id: 'd2',
+        title: 'code exchange + RS256 id_token',
+        targets: [latchIdTokenAlg === 'RS256' ? latchTarget : { server: latch, skip: `this build ${latchIdTokenAlg ? `signs id_tokens with ${latchIdTokenAlg}` : 'issues no id_token yet (it lands with the OIDC work)'}` }, peerTarget],
+      });
+    }
+    {
+      const ecAlg = latchIdTokenAlg === 'EdDSA' ? 'EdDSA' : 'ES256';
+      const [latchTarget, peerTarget] = codeTargets({ latchScope: ['openid', 'profile'], peerScope: 'openid profile', peerClient: PEER_CLIENT_ES256, nonce: 'bench-nonce', isOk: withIdToken(ecAlg) });
+      peerTarget.prepare = ((prepare) => async (count) => ({ ...(await prepare(count)), isOk: withIdToken('ES256') }))(peerTarget.prepare);
+      await scenario({
+        id: 'd3',
+        title: 'code exchange + ES256/EdDSA id_token',
+        targets: [
+          latchIdTokenAlg === 'ES256' || latchIdTokenAlg === 'EdDSA' ? latchTarget : { server: latch, skip: `this build ${latchIdTokenAlg ? `signs id_tokens with ${latchIdTokenAlg} only` : 'issues no id_token yet (it lands with the OIDC work)'}` },
+          peerTarget,
+        ],
+      });
+    }
+
+    // (e) the full flow with a live session and remembered consent
+    const flowTarget = (server, client) => ({
+      server,
+      prepare: async () => ({
+        users: VIRTUAL_USERS,
+        flow: (agent) => fullFlow(agent, client),
+        setup: async (agent) => {
+          if (agent.state.ready) return;
+          const callback = await walkToRedirectUri(agent, authorizePath(client.clientId, pkcePair()));
+          if (!callback.searchParams.get('code')) throw new Error(`setup ended without a code: ${callback.href}`);
+          agent.state.ready = true;
+        },
+      }),
+    });
+    await scenario({
+      id: 'e',
+      title: 'full flow: authorize → code → token → userinfo',
+      unit: 'flows/s',
+      notes: [`${VIRTUAL_USERS} virtual users, each with its own cookie jar and keep-alive connection, signed in and consented once before the clock starts; scope openid profile with PKCE`],
+      targets: [
+        flowTarget(latch, latchSetup),
+        flowTarget(peer, { clientId: PEER_CLIENT.client_id, clientSecret: PEER_CLIENT.client_secret }),
+      ],
+    });
+
+    // (f) password sign-ins, and argon2id alone
+    if (wanted('f')) {
+      await scenario({
+        id: 'f',
+        title: 'password sign-ins (argon2id at shipped parameters)',
+        unit: 'sign-ins/s',
+        notes: ['the peer has no password store of its own: compared with argon2id alone instead'],
+        targets: [
+          {
+            server: latch,
+            prepare: async () => ({
+              users: CONNECTIONS,
+              setup: async (agent) => {
+                const page = await agent.send({ path: '/login' });
+                agent.state.csrf = htmlInputValue(page.body.toString('utf8'), '_csrf');
+              },
+              flow: async (agent) => {
+                const response = await agent.send({
+                  method: 'POST',
+                  path: '/login',
+                  headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+                  body: formBody({ _csrf: agent.state.csrf, return_to: '/', email: USER_EMAIL, password: USER_PASSWORD }),
+                });
+                if (response.status !== 303) throw new Error(`sign-in answered ${response.status}: ${response.body.toString('utf8').slice(0, 200)}`);
+              },
+            }),
+          },
+        ],
+      });
+      const argon2Runs = [];
+      for (let repeat = 0; repeat < REPEATS; repeat++) {
+        const output = execFileSync(process.execPath, [join(BENCH_DIR, 'argon2-alone.mjs'), JSON.stringify({ durationMs: DURATION_MS, inFlight: CONNECTIONS })], { cwd: BENCH_DIR, env, encoding: 'utf8' });
+        argon2Runs.push(JSON.parse(output));
+        log(`  f argon2id alone #${repeat + 1}: ${argon2Runs.at(-1).perSecond.toFixed(1)} verifications/s`);
+      }
+      results.argon2 = { perSecond: summarize(argon2Runs.map((r) => r.perSecond)), options: argon2Runs[0].options, threadPoolSize: argon2Runs[0].threadPoolSize };
+    }
+
+    // p99 at a fixed offered load: half of the peer's maximum, for (c) and (d1)
+    for (const entry of [userinfoEntry, exchangeEntry]) {
+      if (!entry || !entry.runs.peer?.rps) continue;
+      const rate = Math.round(entry.runs.peer.rps.median / 2);
+      const fixed = { id: entry.id, title: entry.title, ratePerSecond: rate, runs: {} };
+      for (let repeat = 0; repeat < REPEATS; repeat++) {
+        const order = repeat % 2 === 0 ? entry.targets : [...entry.targets].reverse();
+        for (const target of order) {
+          const result = await entry.runOnce(target, DURATION_MS, rate);
+          (fixed.runs[target.server.kind] ??= { results: [] }).results.push(result);
+          log(`  ${entry.id} at ${rate}/s ${target.server.name} #${repeat + 1}: achieved ${result.rps.toFixed(0)}/s, p50 ${result.p50.toFixed(2)} ms, p99 ${result.p99.toFixed(2)} ms, errors ${result.errors}`);
+        }
+      }
+      for (const run of Object.values(fixed.runs)) {
+        run.rps = summarize(run.results.map((r) => r.rps));
+        run.p50 = summarize(run.results.map((r) => r.p50));
+        run.p99 = summarize(run.results.map((r) => r.p99));
+        run.errors = run.results.reduce((sum, r) => sum + r.errors, 0);
+      }
+      results.fixedLoad.push(fixed);
+    }
+
+    // Latch --workers 2 against one process, on (c) and (d1)
+    if ((env.BENCH_WORKERS ?? '1') !== '0' && (wanted('c') || wanted('d1'))) {
+      if (!latchSupportsWorkers()) {
+        results.notes.push('latch serve --workers is not in this build yet (it lands with the scale work): the one-process/two-worker comparison is left out');
+      } else {
+        const workersDir = join(workDir, 'latch-workers');
+        mkdirSync(workersDir);
+        const workersEnv = { LATCH_DATABASE_URL: `sqlite:${join(workersDir, 'latch.db')}` };
+        const workersUser = latchCli(['user', 'create', '--email', USER_EMAIL, '--name', 'Bench User', '--password-stdin', '--json'], workersEnv, `${USER_PASSWORD}\n`);
+        const workersClient = latchCli(['client', 'create', '--name', 'Bench App', '--redirect-uri', REDIRECT_URI, '--json'], workersEnv);
+        const workersSetup = { userId: workersUser.id, clientId: workersClient.client_id, clientSecret: workersClient.client_secret };
+        const latch2 = await startLatch('Latch --workers 2', workersDir, ['--workers', '2']);
+        latch2.kind = 'latch2';
+        servers.push(latch2);
+        results.workers = { scenarios: [] };
+        const workerCredentials = basicAuthorization(workersSetup.clientId, workersSetup.clientSecret);
+        const tokens = mintLatch(latch2, workersSetup, { kind: 'token', count: 1000, scope: ['openid', 'profile'] });
+        const definitions = [
+          { id: 'c', target: userinfoTarget(latch2, tokens) },
+          {
+            id: 'd1',
+            target: {
+              server: latch2,
+              rateGuess: 6000,
+              prepare: async (count) => {
+                const codes = mintLatch(latch2, workersSetup, { kind: 'code', count, scope: ['profile'] });
+                return { next: (i) => (i < codes.length ? tokenRequest(latch2, workerCredentials, codes[i]) : null), isOk: exchangeOk };
+              },
+            },
+          },
+        ];
+        for (const { id, target } of definitions) {
+          const single = results.scenarios.find((s) => s.id === id);
+          if (!single?.runs.latch?.rps) continue;
+          await single.runOnce(target, WARMUP_MS);
+          const runs = [];
+          for (let repeat = 0; repeat < REPEATS; repeat++) {
+            runs.push(await single.runOnce(target, DURATION_MS));
+            log(`  ${id} Latch --workers 2 #${repeat + 1}: ${runs.at(-1).rps.toFixed(0)} req/s, p99 ${runs.at(-1).p99.toFixed(2)} ms, errors ${runs.at(-1).errors}`);
+          }
+          results.workers.scenarios.push({
+            id,
+            title: single.title,
+            single: single.runs.latch.rps,
+            workers: summarize(runs.map((r) => r.rps)),
+            p99: summarize(runs.map((r) => r.p99)),
+            errors: runs.reduce((sum, r) => sum + r.errors, 0),
+          });
+        }
+      }
+    }
+
+    const machine = {
+      date: startedAt.toISOString(),
+      node: process.version,
+      cpus: os.cpus().length,
+      cpuModel: os.cpus()[0]?.model ?? 'unknown',
+      memoryBytes: os.totalmem(),
+      loadAverageAtEnd: os.loadavg(),
+      durationSeconds: DURATION_MS / 1000,
+      repeats: REPEATS,
+      connections: CONNECTIONS,
+      virtualUsers: VIRTUAL_USERS,
+      ceiling,
+      peerVersion: JSON.parse(readFileSync(join(BENCH_DIR, 'node_modules', 'oidc-provider', 'package.json'), 'utf8')).version,
+    };
+    for (const entry of results.scenarios) {
+      delete entry.runOnce;
+      delete entry.targets;
+    }
+    const report = { machine, ...results };
+    mkdirSync(join(BENCH_DIR, 'results'), { recursive: true });
+    writeFileSync(join(BENCH_DIR, 'results', `bench-${startedAt.toISOString().replace(/[:.]/g, '-')}.json`), JSON.stringify(report, null, 2));
+    process.stdout.write(`${renderTerminal(report)}\n`);
+    if ((env.BENCH_WRITE_REPORT ?? '1') !== '0') {
+      writeFileSync(join(ROOT, 'BENCHMARKS.md'), renderMarkdown(report));
+      log(`wrote ${join(ROOT, 'BENCHMARKS.md')}`);
+    }
+  } finally {
+    for (const server of servers.reverse()) await stopProcess(server.child);
+    rmSync(workDir, { recursive: true, force: true });
+  }
+}
+
+await main();
