@@ -1,14 +1,14 @@
 /**
- * The one file that knows about database drivers: picks SQLite (better-sqlite3, WAL) or PostgreSQL (pg) from
+ * The one file that knows about database drivers: picks SQLite (sqlite-connection.ts, WAL) or PostgreSQL (pg) from
  * the database URL, runs migrations, and binds the repositories. Everything else sees only `Storage`.
  */
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import SqliteDatabase from 'better-sqlite3';
 import { Kysely, Migrator, PostgresAdapter, PostgresDialect, SqliteDialect, sql, type MigrationResultSet } from 'kysely';
 import pg from 'pg';
 import { sqlitePath, type Config } from '../config.js';
 import type { Database } from './database.js';
+import { openSqlite } from './sqlite-connection.js';
 import { migrationProvider, migrations } from './migrations/index.js';
 import { createAccessTokenRepository } from './repositories/access-tokens.js';
 import { createAuthorizationCodeRepository } from './repositories/authorization-codes.js';
@@ -46,14 +46,7 @@ export function createDatabase(databaseUrl: string, options: OpenStorageOptions 
   const path = sqlitePath(databaseUrl);
   if (path !== null) {
     if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
-    const sqlite = new SqliteDatabase(path);
-    // WAL lets readers run beside the one writer; NORMAL sync is durable across process crashes in WAL mode
-    // (a power loss can lose the last transactions, never corrupt). busy_timeout lets the CLI and several
-    // processes share one file.
-    sqlite.pragma('journal_mode = WAL');
-    sqlite.pragma('synchronous = NORMAL');
-    sqlite.pragma('foreign_keys = ON');
-    sqlite.pragma('busy_timeout = 5000');
+    const sqlite = openSqlite(path);
     return { db: new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) }), dialect: 'sqlite' };
   }
 

@@ -4,14 +4,15 @@
  * under test.
  */
 import { join } from 'node:path';
-import SqliteDatabase from 'better-sqlite3';
+import { openSqlite, type SqliteConnection } from '../../src/storage/sqlite-connection.js';
 
 /** The tables that hold protocol state; client_events is left out because failures are meant to be recorded there. */
 export const STATE_TABLES = ['users', 'clients', 'authorization_codes', 'access_tokens', 'consents', 'browser_sessions'] as const;
 export type StateTable = (typeof STATE_TABLES)[number] | 'client_events';
 
-function withDatabase<T>(dataDir: string, fn: (db: SqliteDatabase.Database) => T): T {
-  const db = new SqliteDatabase(join(dataDir, 'latch.db'), { readonly: true, fileMustExist: true });
+// The same driver Latch itself uses on this Node (better-sqlite3 aborts on Node 24; see sqlite-connection.ts).
+function withDatabase<T>(dataDir: string, fn: (db: SqliteConnection) => T): T {
+  const db = openSqlite(join(dataDir, 'latch.db'));
   try {
     return fn(db);
   } finally {
@@ -23,15 +24,15 @@ function withDatabase<T>(dataDir: string, fn: (db: SqliteDatabase.Database) => T
 export function snapshotState(dataDir: string): Record<string, unknown[]> {
   return withDatabase(dataDir, (db) => {
     const snapshot: Record<string, unknown[]> = {};
-    for (const table of STATE_TABLES) snapshot[table] = db.prepare(`select * from ${table} order by 1, 2`).all();
+    for (const table of STATE_TABLES) snapshot[table] = db.prepare(`select * from ${table} order by 1, 2`).all([]).map((row) => ({ ...(row as object) }));
     return snapshot;
   });
 }
 
 export function countRows(dataDir: string, table: StateTable): number {
-  return withDatabase(dataDir, (db) => (db.prepare(`select count(*) as n from ${table}`).get() as { n: number }).n);
+  return withDatabase(dataDir, (db) => (db.prepare(`select count(*) as n from ${table}`).all([])[0] as { n: number }).n);
 }
 
 export function selectRows<T = Record<string, unknown>>(dataDir: string, sql: string, ...params: unknown[]): T[] {
-  return withDatabase(dataDir, (db) => db.prepare(sql).all(...params) as T[]);
+  return withDatabase(dataDir, (db) => db.prepare(sql).all(params).map((row) => ({ ...(row as object) })) as T[]);
 }

@@ -1,0 +1,124 @@
+/**
+ * Opening the embedded SQLite database, with the driver that is safe on the running Node:
+ *
+ * - Node 20 and 22: better-sqlite3 (a native addon, built at install).
+ * - Node 24 and later: Node's own `node:sqlite`. better-sqlite3 12 subclasses the raw `node::ObjectWrap`,
+ *   whose destructor aborts the process on Node ≥ 24.19 when a statement is garbage-collected
+ *   (nodejs/node#65446, "Assertion failed: (env) != nullptr"); better-sqlite3 13, which fixes it, needs
+ *   Node-API 10 and crashes on Node 20. node:sqlite has neither problem.
+ *
+ * Both are wrapped in Kysely's `SqliteDatabase` interface, with prepared statements cached per SQL text so
+ * that the hot queries are compiled by SQLite once per process.
+ */
+import { createRequire } from 'node:module';
+import type { SqliteDatabase, SqliteStatement } from 'kysely';
+
+const require = createRequire(import.meta.url);
+const NODE_MAJOR = Number(process.versions.node.split('.')[0]);
+/** Kysely's SQL texts are few and fixed; the bound only guards against a query shape that varies without end. */
+const MAX_CACHED_STATEMENTS = 1000;
+
+export type SqliteDriverName = 'better-sqlite3' | 'node:sqlite';
+
+export function preferredSqliteDriver(): SqliteDriverName {
+  return NODE_MAJOR >= 24 ? 'node:sqlite' : 'better-sqlite3';
+}
+
+/** Pragmas Latch runs with, as shipped (and as measured by the benchmark). */
+const PRAGMAS = [
+  // WAL lets readers run beside the one writer.
+  'journal_mode = WAL',
+  // In WAL mode NORMAL is durable across process crashes; a power loss can lose the last transactions, never corrupt.
+  'synchronous = NORMAL',
+  'foreign_keys = ON',
+  // Lets the CLI and several processes share one file.
+  'busy_timeout = 5000',
+];
+
+export interface SqliteConnection extends SqliteDatabase {
+  readonly driver: SqliteDriverName;
+}
+
+export function openSqlite(path: string, driver: SqliteDriverName = preferredSqliteDriver()): SqliteConnection {
+  return driver === 'node:sqlite' ? openWithNodeSqlite(path) : openWithBetterSqlite3(path);
+}
+
+interface BetterSqlite3Statement {
+  reader: boolean;
+  all(...parameters: unknown[]): unknown[];
+  run(...parameters: unknown[]): { changes: number | bigint; lastInsertRowid: number | bigint };
+  iterate(...parameters: unknown[]): IterableIterator<unknown>;
+}
+
+function openWithBetterSqlite3(path: string): SqliteConnection {
+  const BetterSqlite3 = require('better-sqlite3') as new (path: string) => {
+    pragma(source: string): unknown;
+    prepare(sql: string): BetterSqlite3Statement;
+    close(): void;
+  };
+  const database = new BetterSqlite3(path);
+  for (const pragma of PRAGMAS) database.pragma(pragma);
+  const statements = new Map<string, SqliteStatement>();
+  return {
+    driver: 'better-sqlite3',
+    close: () => {
+      statements.clear();
+      database.close();
+    },
+    prepare(sqlText) {
+      let statement = statements.get(sqlText);
+      if (!statement) {
+        const prepared = database.prepare(sqlText);
+        statement = {
+          reader: prepared.reader,
+          all: (parameters) => prepared.all(...parameters),
+          run: (parameters) => prepared.run(...parameters),
+          iterate: (parameters) => prepared.iterate(...parameters),
+        };
+        if (statements.size >= MAX_CACHED_STATEMENTS) statements.clear();
+        statements.set(sqlText, statement);
+      }
+      return statement;
+    },
+  };
+}
+
+interface NodeSqliteStatement {
+  all(...parameters: unknown[]): unknown[];
+  run(...parameters: unknown[]): { changes: number | bigint; lastInsertRowid: number | bigint };
+  iterate(...parameters: unknown[]): IterableIterator<unknown>;
+  columns(): unknown[];
+}
+
+function openWithNodeSqlite(path: string): SqliteConnection {
+  const { DatabaseSync } = require('node:sqlite') as {
+    DatabaseSync: new (path: string) => { exec(sql: string): void; prepare(sql: string): NodeSqliteStatement; close(): void };
+  };
+  const database = new DatabaseSync(path);
+  for (const pragma of PRAGMAS) database.exec(`PRAGMA ${pragma}`);
+  const statements = new Map<string, SqliteStatement>();
+  return {
+    driver: 'node:sqlite',
+    close: () => {
+      statements.clear();
+      database.close();
+    },
+    prepare(sqlText) {
+      let statement = statements.get(sqlText);
+      if (!statement) {
+        const prepared = database.prepare(sqlText);
+        // A statement that returns columns (select, or anything with `returning`) is read with all().
+        const reader = prepared.columns().length > 0;
+        statement = {
+          reader,
+          all: (parameters) => prepared.all(...parameters),
+          run: (parameters) => prepared.run(...parameters),
+          iterate: (parameters) => prepared.iterate(...parameters),
+        };
+        if (statements.size >= MAX_CACHED_STATEMENTS) statements.clear();
+        statements.set(sqlText, statement);
+      }
+      return statement;
+    },
+  };
+}
