@@ -2,7 +2,7 @@
  * Running Latch: load configuration, open storage (migrating unless told not to), build the app, listen, and
  * shut down gracefully on SIGTERM/SIGINT (Fastify's close waits for requests in flight).
  */
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyServerOptions } from 'fastify';
 import { buildApp } from './app.js';
 import type { Config } from './config.js';
 import { openStorage, storageOptionsFromConfig } from './storage/open-storage.js';
@@ -28,14 +28,21 @@ export async function deleteExpiredRecords(storage: Storage, now = new Date()): 
   await storage.clientEvents.deleteBefore(seconds(CLIENT_EVENT_RETENTION_SECONDS));
 }
 
-export async function startServer(config: Config, options: { migrate?: boolean } = {}): Promise<RunningServer> {
+export interface StartServerOptions {
+  /** Run pending migrations first (default true). */
+  migrate?: boolean;
+  /** Logger options instead of the ones built from config (tests capture the log lines this way). */
+  logger?: FastifyServerOptions['logger'];
+}
+
+export async function startServer(config: Config, options: StartServerOptions = {}): Promise<RunningServer> {
   let app: FastifyInstance | undefined;
   const storage = await openStorage(config.databaseUrl, {
     ...storageOptionsFromConfig(config),
     migrate: options.migrate ?? true,
     onIdleConnectionError: (err) => app?.log.warn({ err }, 'an idle database connection failed; it will be replaced'),
   });
-  app = await buildApp({ config, storage });
+  app = await buildApp({ config, storage, logger: options.logger });
   const url = await app.listen({ port: config.port, host: config.host });
 
   const cleanup = setInterval(() => {

@@ -91,15 +91,20 @@ export function authorizeErrorHandler(storage: Storage, config: Config): ErrorHa
       reply.header('referrer-policy', 'no-referrer').redirect(location, 302);
       return;
     }
-    reply.code(error.status >= 500 ? 500 : 400);
+    reply.code(isCsrfFailure(thrown) ? 403 : error.status >= 500 ? 500 : 400);
     renderErrorPage(reply, request, error);
   };
+}
+
+/** A form post whose CSRF token is missing or not this browser's: 403 on every surface. */
+function isCsrfFailure(thrown: FastifyError | Error): boolean {
+  return (thrown as FastifyError).code?.startsWith('FST_CSRF') ?? false;
 }
 
 export function pageErrorHandler(): ErrorHandler {
   return async (thrown, request, reply) => {
     const error = toOAuthError(thrown, request);
-    const status = (thrown as FastifyError).code?.startsWith('FST_CSRF') ? 403 : error.status;
+    const status = isCsrfFailure(thrown) ? 403 : error.status;
     reply.code(status >= 500 ? 500 : status);
     renderErrorPage(reply, request, error);
   };

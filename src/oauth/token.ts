@@ -35,9 +35,11 @@ export function registerTokenRoute(app: FastifyInstance, { storage, config }: To
     noStore(reply);
     const params = toParams(request.body);
     const now = new Date();
+    // Client first (its own parameters are read strictly, once each), so that every later failure is
+    // recorded against the client for its developer console.
+    const client = await authenticateClient(request, params, storage, now);
     const duplicated = findDuplicatedParam(params);
     if (duplicated) throw new InvalidRequest(`${duplicated} was sent more than once; send it exactly once`);
-    const client = await authenticateClient(request, params, storage, now);
 
     const grantType = readParam(params, 'grant_type', { maxLength: 128 });
     if (grantType === undefined) throw new InvalidRequest('grant_type is required; use grant_type=authorization_code');

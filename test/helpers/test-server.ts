@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createUserAccount } from '../../src/accounts/user-accounts.js';
 import { registerClient } from '../../src/clients/client-registration.js';
+import { buildLoggerOptions } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import { startServer, type RunningServer } from '../../src/server.js';
 import type { User } from '../../src/storage/storage.js';
@@ -21,6 +22,8 @@ export interface TestServer extends RunningServer {
   dataDir: string;
   createUser(overrides?: Partial<{ email: string; name: string; password: string; avatarUrl: string | null; emailVerified: boolean }>): Promise<{ user: User; password: string }>;
   createClient(overrides?: Partial<{ name: string; redirectUris: string[] }>): Promise<{ clientId: string; clientSecret: string; redirectUris: string[]; name: string }>;
+  /** The JSON log lines written so far (only with `captureLog`). */
+  logLines(): Array<Record<string, any>>;
   /** Stops the server and removes its data (unless keepData). */
   stop(options?: { keepData?: boolean }): Promise<void>;
 }
@@ -31,6 +34,8 @@ export interface TestServerOptions {
   env?: Record<string, string>;
   /** Reuse an existing data folder (restart tests). */
   dataDir?: string;
+  /** Keep the log lines (level info, with the production serializers and redaction) for `logLines()`. */
+  captureLog?: boolean;
   /** Which database to run on; default from `LATCH_TEST_DATABASE` (`sqlite` or `postgres`), else SQLite. */
   database?: 'sqlite' | 'postgres';
   /** On PostgreSQL: use this existing schema (kept at stop) instead of a fresh one. */
@@ -69,7 +74,11 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     LATCH_LOG_LEVEL: process.env.LATCH_LOG_LEVEL ?? 'silent',
     ...options.env,
   });
-  const server = await startServer(config);
+  const captured: string[] = [];
+  const logger = options.captureLog
+    ? { ...(buildLoggerOptions({ ...config, logLevel: 'info' }) as object), stream: { write: (line: string) => void captured.push(line) } }
+    : undefined;
+  const server = await startServer(config, { logger });
   const baseUrl = server.url.replace('[::1]', '127.0.0.1');
   // The issuer is only known once the port is: tests use the listening URL as the issuer.
   if (!options.env?.LATCH_ISSUER) config.issuer = baseUrl;
@@ -94,6 +103,9 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
       const redirectUris = overrides.redirectUris ?? ['http://127.0.0.1:9999/callback'];
       const { client, clientSecret } = await registerClient(server.storage, { name: overrides.name ?? 'Test App', redirectUris }, { developmentMode: false });
       return { clientId: client.clientId, clientSecret, redirectUris: client.redirectUris, name: client.name };
+    },
+    logLines() {
+      return captured.map((line) => JSON.parse(line) as Record<string, any>);
     },
     async stop(stopOptions = {}) {
       await server.close();
