@@ -275,7 +275,7 @@ describe('GET /oauth2/authorize', () => {
     test('deny → access_denied with state and iss; no code and no consent stored', async () => {
       const { user: fresh, password } = await server.createUser();
       const browser = new TestBrowser();
-      const before = snapshotState(server.dataDir);
+      const before = await snapshotState(server);
       const redirect = await authorize(browser, server.baseUrl, valid(), { email: fresh.email, password }, 'deny');
       assert.equal(`${redirect.origin}${redirect.pathname}`, REDIRECT_URI);
       assert.equal(redirect.searchParams.get('error'), 'access_denied');
@@ -283,7 +283,7 @@ describe('GET /oauth2/authorize', () => {
       assert.equal(redirect.searchParams.get('state'), 'st-123');
       assert.equal(redirect.searchParams.get('iss'), server.config.issuer);
       assert.equal(redirect.searchParams.get('code'), null);
-      const after = snapshotState(server.dataDir);
+      const after = await snapshotState(server);
       assert.deepEqual(after.consents, before.consents);
       assert.deepEqual(after.authorization_codes, before.authorization_codes);
       // and the next request asks again
@@ -309,12 +309,12 @@ describe('GET /oauth2/authorize', () => {
       const browser = new TestBrowser();
       const signInPage = await browser.follow(authorizeUrl(server.baseUrl, valid()), server.baseUrl);
       const consentPage = await signIn(browser, server.baseUrl, signInPage, fresh.email, password);
-      const before = snapshotState(server.dataDir);
+      const before = await snapshotState(server);
       const response = await browser.request(`${server.baseUrl}/oauth2/authorize/decision`, {
         form: { _csrf: inputValue(consentPage.body, '_csrf'), authorization_request: inputValue(consentPage.body, 'authorization_request'), decision: 'maybe' },
       });
       assertErrorPage(response, 'invalid_request');
-      assert.deepEqual(snapshotState(server.dataDir), before);
+      assert.deepEqual(await snapshotState(server), before);
     });
 
     test('the consent decision without a session goes back to sign-in and grants nothing', async () => {

@@ -79,10 +79,10 @@ describe('client failure records', () => {
   });
 
   test('a request naming an unknown client records nothing (there is no client to record it against)', async () => {
-    const before = countRows(server.dataDir, 'client_events');
+    const before = await countRows(server, 'client_events');
     await getAuthorize({ response_type: 'code', client_id: 'unknown-client', redirect_uri: REGISTERED[0]! });
     await postToken(server.baseUrl, { form: { grant_type: 'authorization_code', code: 'x', client_id: 'unknown-client', client_secret: 'y' } });
-    assert.equal(countRows(server.dataDir, 'client_events'), before);
+    assert.equal(await countRows(server, 'client_events'), before);
   });
 
   test('a wrong client secret at /token is recorded, without the secret', async () => {

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { inputValue, pageText, TestBrowser, type BrowserResponse } from '../helpers/browser.js';
-import { selectRows, snapshotState } from '../helpers/database-snapshot.js';
+import { findRows, snapshotState } from '../helpers/database-snapshot.js';
 import { authorizeUrl, signIn } from '../helpers/oauth-flow.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 
@@ -85,11 +85,11 @@ describe('sign-in page', () => {
   });
 
   test('empty fields re-render the form with a message and start no session', async () => {
-    const before = snapshotState(server.dataDir);
+    const before = await snapshotState(server);
     const response = await attemptSignIn(server, '', '');
     assert.equal(response.status, 400);
     assert.ok(response.body.includes('action="/login"'));
-    assert.deepEqual(snapshotState(server.dataDir), before);
+    assert.deepEqual(await snapshotState(server), before);
   });
 
   test('the session cookie is HttpOnly, SameSite=Lax, Path=/, and only its hash is stored', async () => {
@@ -103,9 +103,9 @@ describe('sign-in page', () => {
     const sessionId = decodeURIComponent(setCookie.slice('latch_session='.length).split(';')[0]!);
     assert.ok(sessionId.length >= 40);
     const expectedHash = createHash('sha256').update(sessionId).digest('base64url');
-    const rows = selectRows<{ session_hash: string }>(server.dataDir, 'select session_hash from browser_sessions where session_hash = ?', expectedHash);
+    const rows = await findRows(server, 'browser_sessions', { session_hash: expectedHash });
     assert.equal(rows.length, 1, 'the session is stored under the SHA-256 of its id');
-    assert.ok(!JSON.stringify(snapshotState(server.dataDir)).includes(sessionId), 'the session id itself is stored nowhere');
+    assert.ok(!JSON.stringify(await snapshotState(server)).includes(sessionId), 'the session id itself is stored nowhere');
   });
 
   test('every sign-in starts a new session id and ends the one the browser had (no session fixation)', async () => {
@@ -116,8 +116,8 @@ describe('sign-in page', () => {
     const second = (await browser.jar.getCookies(server.baseUrl)).find((c) => c.key === 'latch_session')!.value;
     assert.notEqual(first, second);
     const hash = (id: string) => createHash('sha256').update(id).digest('base64url');
-    assert.equal(selectRows(server.dataDir, 'select 1 from browser_sessions where session_hash = ?', hash(first)).length, 0);
-    assert.equal(selectRows(server.dataDir, 'select 1 from browser_sessions where session_hash = ?', hash(second)).length, 1);
+    assert.equal((await findRows(server, 'browser_sessions', { session_hash: hash(first) })).length, 0);
+    assert.equal((await findRows(server, 'browser_sessions', { session_hash: hash(second) })).length, 1);
   });
 
   test('sign-in returns to the authorization request it interrupted', async () => {
@@ -146,21 +146,21 @@ describe('sign-in page', () => {
     const home = await browser.request(`${server.baseUrl}/`);
     const forged = await browser.request(`${server.baseUrl}/logout`, { form: { _csrf: 'forged' } });
     assert.equal(forged.status, 403);
-    assert.equal(selectRows(server.dataDir, 'select 1 from browser_sessions where session_hash = ?', hash).length, 1, 'a forged sign-out does nothing');
+    assert.equal((await findRows(server, 'browser_sessions', { session_hash: hash })).length, 1, 'a forged sign-out does nothing');
     const response = await browser.request(`${server.baseUrl}/logout`, { form: { _csrf: inputValue(home.body, '_csrf') } });
     assert.equal(response.status, 303);
-    assert.equal(selectRows(server.dataDir, 'select 1 from browser_sessions where session_hash = ?', hash).length, 0);
+    assert.equal((await findRows(server, 'browser_sessions', { session_hash: hash })).length, 0);
   });
 
   describe('CSRF on the sign-in form', () => {
     test('a sign-in without the CSRF token → 403 and no session', async () => {
       const browser = new TestBrowser();
       await browser.request(`${server.baseUrl}/login`);
-      const before = snapshotState(server.dataDir);
+      const before = await snapshotState(server);
       const response = await browser.request(`${server.baseUrl}/login`, { form: { email: user.email, password: user.password, return_to: '/' } });
       assert.equal(response.status, 403);
       assert.equal(response.headers.getSetCookie().some((c) => c.startsWith('latch_session=')), false);
-      assert.deepEqual(snapshotState(server.dataDir), before);
+      assert.deepEqual(await snapshotState(server), before);
     });
 
     test('a sign-in with a token from another browser → 403', async () => {
@@ -211,24 +211,24 @@ describe('consent form', () => {
 
   test('a decision without the CSRF token → 403; no consent, no code', async () => {
     const { browser, page } = await consentPage();
-    const before = snapshotState(server.dataDir);
+    const before = await snapshotState(server);
     const response = await browser.request(`${server.baseUrl}/oauth2/authorize/decision`, {
       form: { authorization_request: inputValue(page.body, 'authorization_request'), decision: 'allow' },
     });
     assert.equal(response.status, 403);
     assert.equal(response.headers.get('location'), null);
-    assert.deepEqual(snapshotState(server.dataDir), before);
+    assert.deepEqual(await snapshotState(server), before);
   });
 
   test('a decision with a CSRF token from another browser → 403; no consent, no code', async () => {
     const { browser, page } = await consentPage();
     const { page: otherPage } = await consentPage();
-    const before = snapshotState(server.dataDir);
+    const before = await snapshotState(server);
     const response = await browser.request(`${server.baseUrl}/oauth2/authorize/decision`, {
       form: { _csrf: inputValue(otherPage.body, '_csrf'), authorization_request: inputValue(page.body, 'authorization_request'), decision: 'allow' },
     });
     assert.equal(response.status, 403);
-    assert.deepEqual(snapshotState(server.dataDir), before);
+    assert.deepEqual(await snapshotState(server), before);
   });
 });
 

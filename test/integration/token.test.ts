@@ -235,7 +235,7 @@ describe('POST /oauth2/token', () => {
 
     test('a failed client authentication does not burn the code', async () => {
       const issued = await issueCode(server, client, user);
-      const before = snapshotState(server.dataDir);
+      const before = await snapshotState(server);
       const form = baseForm(issued.code, { redirect_uri: issued.redirectUri, code_verifier: issued.verifier! });
       const attempts = [
         { headers: { authorization: basicAuthorization(client.clientId, 'latch_cs_wrong') }, form },
@@ -243,7 +243,7 @@ describe('POST /oauth2/token', () => {
         { form: { ...form, client_id: client.clientId } },
       ];
       for (const attempt of attempts) assertOAuthError(await postToken(server.baseUrl, attempt), 401, 'invalid_client');
-      assert.deepEqual(snapshotState(server.dataDir), before, 'nothing changed');
+      assert.deepEqual(await snapshotState(server), before, 'nothing changed');
       assert.equal((await exchangeIssuedCode(server, client, issued)).status, 200);
     });
 
