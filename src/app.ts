@@ -17,12 +17,20 @@ import type { Config } from './config.js';
 import { InvalidRequest } from './errors.js';
 import { authorizeErrorHandler, oauthJsonErrorHandler, pageErrorHandler } from './http/error-handlers.js';
 import './http/request-context.js';
+import { registerAccountRoutes } from './accounts/account-routes.js';
+import { registerEmailVerificationRoutes } from './accounts/email-verification-routes.js';
+import { registerPasswordResetRoutes } from './accounts/password-reset-routes.js';
+import { registerSignupRoutes } from './accounts/signup-routes.js';
+import { registerDeveloperRoutes } from './developer/developer-routes.js';
 import { registerLoginRoutes } from './interaction/login.js';
+import { createMailer, type Mailer } from './mail/mailer.js';
+import { outboxPageIsAvailable, registerOutboxRoutes } from './mail/outbox-routes.js';
 import { registerAuthorizeRoutes } from './oauth/authorize.js';
 import { registerTokenRoute } from './oauth/token.js';
 import { registerUserinfoRoutes } from './oauth/userinfo.js';
 import type { Storage } from './storage/storage.js';
 import { renderErrorPage } from './views/render.js';
+import { SCRIPT } from './views/script.js';
 import { STYLESHEET } from './views/styles.js';
 
 export interface AppDeps {
@@ -30,6 +38,8 @@ export interface AppDeps {
   storage: Storage;
   /** Shared failure counters (Redis when configured); in memory, per process, by default. */
   attemptCounter?: AttemptCounter;
+  /** Outgoing mail; by default SMTP when LATCH_SMTP_URL is set, else the local outbox. */
+  mailer?: Mailer;
   logger?: FastifyServerOptions['logger'];
 }
 
@@ -60,7 +70,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     bodyLimit: BODY_LIMIT_BYTES,
     routerOptions: { maxParamLength: 200 },
   });
-  const signInThrottle = new SignInThrottle(deps.attemptCounter ?? createMemoryAttemptCounter(), {
+  const attemptCounter = deps.attemptCounter ?? createMemoryAttemptCounter();
+  const signInThrottle = new SignInThrottle(attemptCounter, {
     maxFailuresPerAccount: config.signInMaxFailuresPerAccount,
     maxFailuresPerAddress: config.signInMaxFailuresPerAddress,
     windowSeconds: config.signInWindowSeconds,
@@ -69,6 +80,15 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
+  const mailer = deps.mailer ?? createMailer(config, storage, app.log);
+  app.addHook('onClose', async () => mailer.close());
+  if (mailer.kind === 'outbox') {
+    app.log.warn(
+      outboxPageIsAvailable(config)
+        ? 'LATCH_SMTP_URL is not set: mails are printed to this log and shown at /dev/outbox instead of being sent'
+        : 'LATCH_SMTP_URL is not set: mails are printed to this log instead of being sent',
+    );
+  }
 
   await app.register(fastifyHelmet, {
     // Pages set their own CSP (views/render.tsx); API responses get this strict default.
@@ -115,8 +135,18 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(async function pages(pageScope) {
     pageScope.setErrorHandler(pageErrorHandler());
     registerLoginRoutes(pageScope, { storage, config, signInThrottle });
+    const accountDeps = { storage, config, mailer, attemptCounter };
+    registerSignupRoutes(pageScope, accountDeps);
+    registerEmailVerificationRoutes(pageScope, accountDeps);
+    registerPasswordResetRoutes(pageScope, accountDeps);
+    registerAccountRoutes(pageScope, accountDeps);
+    registerDeveloperRoutes(pageScope, { storage, config });
+    registerOutboxRoutes(pageScope, { storage, config });
     pageScope.get('/assets/latch.css', async (_request, reply) =>
       reply.type('text/css; charset=utf-8').header('cache-control', 'public, max-age=3600').send(STYLESHEET),
+    );
+    pageScope.get('/assets/latch.js', async (_request, reply) =>
+      reply.type('text/javascript; charset=utf-8').header('cache-control', 'public, max-age=3600').send(SCRIPT),
     );
   });
 

@@ -73,6 +73,28 @@ export interface Config {
    * the process exits anyway. Keep it below the orchestrator's kill grace period (Kubernetes: 30 s).
    */
   shutdownTimeoutSeconds: number;
+  /**
+   * Whether anyone may create an account at /signup (`LATCH_SIGNUP_ENABLED`, default on). Turn it off for
+   * invite-only deployments; accounts are then made with `latch user create`.
+   */
+  signupEnabled: boolean;
+  /**
+   * SMTP server for outgoing mail (`LATCH_SMTP_URL`, e.g. `smtps://user:pass@smtp.example.com:465`; default
+   * unset). Unset: mails are kept in Latch's local outbox and printed to the log, and on a local issuer the
+   * development page /dev/outbox shows them, so that sign-up and password reset work on one machine.
+   */
+  smtpUrl: string | null;
+  /** Sender of Latch's mails (`LATCH_MAIL_FROM`, default `Latch <no-reply@HOST>` with the issuer's host). */
+  mailFrom: string;
+  /** How long an email verification link works (`LATCH_EMAIL_VERIFICATION_TTL_SECONDS`, default 86400). */
+  emailVerificationTtlSeconds: number;
+  /** How long a password reset link works (`LATCH_PASSWORD_RESET_TTL_SECONDS`, default 3600; OWASP Forgot Password Cheat Sheet). */
+  passwordResetTtlSeconds: number;
+  /**
+   * How long a client's previous secret keeps working after a rotation in the developer console
+   * (`LATCH_SECRET_ROTATION_GRACE_SECONDS`, default 86400), so that deployments can roll the new one out.
+   */
+  secretRotationGraceSeconds: number;
 }
 
 export class ConfigError extends Error {
@@ -139,6 +161,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databaseSchema,
     redisUrl,
     shutdownTimeoutSeconds: integer('LATCH_SHUTDOWN_TIMEOUT_SECONDS', 10, 1, 3600),
+    signupEnabled: env.LATCH_SIGNUP_ENABLED === undefined || env.LATCH_SIGNUP_ENABLED === '' ? true : flag('LATCH_SIGNUP_ENABLED'),
+    smtpUrl: parseSmtpUrl(env.LATCH_SMTP_URL, problems),
+    mailFrom: env.LATCH_MAIL_FROM || `Latch <no-reply@${hostOf(issuer)}>`,
+    emailVerificationTtlSeconds: integer('LATCH_EMAIL_VERIFICATION_TTL_SECONDS', 86400, 300, 30 * 86400),
+    passwordResetTtlSeconds: integer('LATCH_PASSWORD_RESET_TTL_SECONDS', 3600, 300, 86400),
+    secretRotationGraceSeconds: integer('LATCH_SECRET_ROTATION_GRACE_SECONDS', 86400, 0, 30 * 86400),
   };
   config.secret = resolveSecret(env.LATCH_SECRET, databaseUrl, problems);
 
@@ -158,6 +186,31 @@ function parseIssuer(raw: string, problems: string[]): string {
   if (url.protocol !== 'https:' && url.protocol !== 'http:') problems.push('LATCH_ISSUER must use https (or http for local use)');
   if (url.search || url.hash) problems.push('LATCH_ISSUER must not have a query or fragment');
   return raw.replace(/\/+$/, '');
+}
+
+function parseSmtpUrl(raw: string | undefined, problems: string[]): string | null {
+  if (raw === undefined || raw === '') return null;
+  try {
+    const url = new URL(raw);
+    if (url.protocol !== 'smtp:' && url.protocol !== 'smtps:') problems.push('LATCH_SMTP_URL must start with smtp:// or smtps://');
+  } catch {
+    problems.push('LATCH_SMTP_URL must be a URL like smtps://user:password@smtp.example.com:465');
+  }
+  return raw;
+}
+
+function hostOf(issuer: string): string {
+  try {
+    return new URL(issuer).hostname || 'localhost';
+  } catch {
+    return 'localhost';
+  }
+}
+
+/** True when the issuer is on this machine (localhost or a loopback address): development-only pages may be shown. */
+export function issuerIsLocal(issuer: string): boolean {
+  const host = hostOf(issuer);
+  return host === 'localhost' || host === '[::1]' || /^127(\.\d{1,3}){3}$/.test(host);
 }
 
 /** The SQLite file path of a `sqlite:` URL, or null for PostgreSQL. `sqlite::memory:` is an in-memory database. */

@@ -6,6 +6,7 @@ import type { FastifyInstance, FastifyServerOptions } from 'fastify';
 import { buildApp } from './app.js';
 import type { Config } from './config.js';
 import { openStorage, storageOptionsFromConfig } from './storage/open-storage.js';
+import { OUTBOX_RETENTION_SECONDS } from './mail/mailer.js';
 import type { Storage } from './storage/storage.js';
 
 const CLEANUP_INTERVAL_MS = 10 * 60 * 1000;
@@ -26,6 +27,8 @@ export async function deleteExpiredRecords(storage: Storage, now = new Date()): 
   await storage.accessTokens.deleteExpired(now);
   await storage.browserSessions.deleteExpired(now);
   await storage.clientEvents.deleteBefore(seconds(CLIENT_EVENT_RETENTION_SECONDS));
+  await storage.emailLinks.deleteExpired(now);
+  await storage.outbox.deleteBefore(seconds(OUTBOX_RETENTION_SECONDS));
 }
 
 export interface StartServerOptions {

@@ -33,13 +33,18 @@ function formField(body: unknown, name: string): string {
 export function registerLoginRoutes(app: FastifyInstance, { storage, config, signInThrottle }: LoginRouteDeps): void {
   app.get('/', async (request, reply) => {
     const current = await readBrowserSession(storage, config, request);
-    return renderPage(reply, HomePage({ user: current?.user ?? null, csrfToken: reply.generateCsrf() }));
+    return renderPage(reply, HomePage({ user: current?.user ?? null, csrfToken: reply.generateCsrf(), signupEnabled: config.signupEnabled }));
   });
 
   app.get('/login', async (request, reply) => {
     const query = request.query as Record<string, unknown>;
     const loginHint = typeof query.login_hint === 'string' ? query.login_hint.slice(0, 254) : undefined;
-    return renderPage(reply, SignInPage({ csrfToken: reply.generateCsrf(), returnTo: safeReturnTo(query.return_to), email: loginHint }));
+    // Only fixed texts: nothing from the query string is shown as a message.
+    const notice = query.notice === 'password-reset' ? 'Your password was changed and you were signed out everywhere. Sign in with your new password.' : undefined;
+    return renderPage(
+      reply,
+      SignInPage({ csrfToken: reply.generateCsrf(), returnTo: safeReturnTo(query.return_to), email: loginHint, notice, signupEnabled: config.signupEnabled }),
+    );
   });
 
   app.post('/login', { preHandler: app.csrfProtection }, async (request, reply) => {
@@ -48,7 +53,7 @@ export function registerLoginRoutes(app: FastifyInstance, { storage, config, sig
     const returnTo = safeReturnTo(formField(request.body, 'return_to'));
     const now = new Date();
     const rerender = (error: string, status: number) =>
-      renderPage(reply.code(status), SignInPage({ csrfToken: reply.generateCsrf(), returnTo, email, error }));
+      renderPage(reply.code(status), SignInPage({ csrfToken: reply.generateCsrf(), returnTo, email, error, signupEnabled: config.signupEnabled }));
 
     if (email === '' || password === '') return rerender('Enter your email and password.', 400);
     if (await signInThrottle.isThrottled(email, request.ip, now)) return rerender(THROTTLED, 429);

@@ -94,6 +94,36 @@ export interface ClientEventsTable {
   details: string | null;
 }
 
+export interface EmailLinksTable {
+  token_hash: string;
+  user_id: number;
+  /** 'verify_email' or 'reset_password'. */
+  purpose: string;
+  /** The address the link was sent to: a verification only counts while the account still has it. */
+  email: string;
+  created_at: number;
+  expires_at: number;
+  /** Set once by the one request that uses the link (single use as a conditional update). */
+  used_at: number | null;
+}
+
+export interface OutboxMessagesTable {
+  id: Generated<number>;
+  to_address: string;
+  subject: string;
+  text_body: string;
+  created_at: number;
+}
+
+export interface AvatarImagesTable {
+  id: string;
+  user_id: number;
+  content_type: string;
+  data_base64: string;
+  byte_length: number;
+  created_at: number;
+}
+
 export interface Database {
   users: UsersTable;
   clients: ClientsTable;
@@ -102,6 +132,9 @@ export interface Database {
   consents: ConsentsTable;
   browser_sessions: BrowserSessionsTable;
   client_events: ClientEventsTable;
+  email_links: EmailLinksTable;
+  outbox_messages: OutboxMessagesTable;
+  avatar_images: AvatarImagesTable;
 }
 
 export type UserRow = Selectable<UsersTable>;

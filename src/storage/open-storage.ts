@@ -18,6 +18,9 @@ import { createClientRepository } from './repositories/clients.js';
 import { createConsentRepository } from './repositories/consents.js';
 import { createUserRepository } from './repositories/users.js';
 import { createPostgresPool } from './postgres-pool.js';
+import { createAvatarImageRepository } from './repositories/avatar-images.js';
+import { createEmailLinkRepository } from './repositories/email-links.js';
+import { createOutboxRepository } from './repositories/outbox.js';
 import type { Storage } from './storage.js';
 
 export interface OpenStorageOptions {
@@ -106,6 +109,9 @@ export function bindRepositories(db: Kysely<Database>, dialect: Storage['dialect
     consents: createConsentRepository(db),
     browserSessions: createBrowserSessionRepository(db),
     clientEvents: createClientEventRepository(db),
+    emailLinks: createEmailLinkRepository(db),
+    outbox: createOutboxRepository(db),
+    avatarImages: createAvatarImageRepository(db),
     transaction: (fn) => db.transaction().execute((trx) => fn(bindRepositories(trx, dialect, close))),
     async ping() {
       try {

@@ -183,6 +183,62 @@ export interface ClientEventRepository {
   deleteBefore(before: Date): Promise<number>;
 }
 
+export type EmailLinkPurpose = 'verify_email' | 'reset_password';
+
+/** A single-use link sent by mail (email verification, password reset); only the token's hash is stored. */
+export interface EmailLink {
+  tokenHash: string;
+  userId: number;
+  purpose: EmailLinkPurpose;
+  email: string;
+  createdAt: Date;
+  expiresAt: Date;
+  usedAt: Date | null;
+}
+export type NewEmailLink = Omit<EmailLink, 'usedAt'>;
+
+export interface EmailLinkRepository {
+  insert(link: NewEmailLink): Promise<void>;
+  /** The link when it exists, has this purpose, is unexpired and unused (to show the form it leads to). */
+  findUsable(tokenHash: string, purpose: EmailLinkPurpose, now: Date): Promise<EmailLink | null>;
+  /** Atomically marks an unexpired, unused link of this purpose as used; returns it to the first caller only. */
+  consume(tokenHash: string, purpose: EmailLinkPurpose, now: Date): Promise<EmailLink | null>;
+  /** Marks every unused link of a user and purpose as used (a newer password makes older reset links void). */
+  invalidateByUser(userId: number, purpose: EmailLinkPurpose, now: Date): Promise<number>;
+  deleteExpired(before: Date): Promise<number>;
+}
+
+/** A mail kept by Latch instead of being sent, when no SMTP server is configured. */
+export interface OutboxMessage {
+  id: number;
+  to: string;
+  subject: string;
+  text: string;
+  createdAt: Date;
+}
+
+export interface OutboxRepository {
+  insert(message: Omit<OutboxMessage, 'id'>): Promise<void>;
+  listRecent(limit: number): Promise<OutboxMessage[]>;
+  deleteBefore(before: Date): Promise<number>;
+}
+
+/** An avatar image uploaded to Latch and served from its own origin. */
+export interface AvatarImage {
+  id: string;
+  userId: number;
+  contentType: string;
+  data: Buffer;
+  createdAt: Date;
+}
+
+export interface AvatarImageRepository {
+  insert(image: AvatarImage): Promise<void>;
+  findById(id: string): Promise<AvatarImage | null>;
+  /** Deletes a user's images other than `keepId` (the one now in use). */
+  deleteByUserExcept(userId: number, keepId: string | null): Promise<number>;
+}
+
 export interface Storage {
   readonly dialect: 'sqlite' | 'postgres';
   users: UserRepository;
@@ -192,6 +248,9 @@ export interface Storage {
   consents: ConsentRepository;
   browserSessions: BrowserSessionRepository;
   clientEvents: ClientEventRepository;
+  emailLinks: EmailLinkRepository;
+  outbox: OutboxRepository;
+  avatarImages: AvatarImageRepository;
   /** Runs fn with repositories bound to one transaction. Keep it short: SQLite has one writer. */
   transaction<T>(fn: (storage: Storage) => Promise<T>): Promise<T>;
   /** True when the database answers. */

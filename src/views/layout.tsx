@@ -17,17 +17,31 @@ export function Layout({ title, children, wide, signedIn }: LayoutProps) {
         <meta name="referrer" content="no-referrer" />
         <title>{`${title} · Latch`}</title>
         <link rel="stylesheet" href="/assets/latch.css" />
+        {/* Progressive enhancement only (copy buttons): every page works without it. CSP: script-src 'self'. */}
+        <script src="/assets/latch.js" defer />
       </head>
       <body>
+        <a class="skip" href="#content">
+          Skip to content
+        </a>
         <header class="site">
-          <a class="brand" href="/">Latch</a>
-          {signedIn && (
-            <nav aria-label="Account">
-              <a href="/account">Account</a>
-            </nav>
-          )}
+          <a class="brand" href="/">
+            Latch
+          </a>
+          <nav aria-label="Main">
+            {signedIn ? (
+              <>
+                <a href="/account">Account</a>
+                <a href="/developer">Developer</a>
+              </>
+            ) : (
+              <a href="/login">Sign in</a>
+            )}
+          </nav>
         </header>
-        <main class={wide ? 'wide' : undefined}>{children}</main>
+        <main id="content" class={wide ? 'wide' : undefined}>
+          {children}
+        </main>
         <footer class="site">Latch identity provider</footer>
       </body>
     </html>

@@ -18,9 +18,13 @@ main.wide { max-width: 56rem; }
 .card { background: var(--paper); border: 1px solid var(--line); border-radius: var(--radius); padding: 1.5rem; margin-bottom: 1.25rem; }
 h1 { font-size: 1.5rem; margin: 0 0 1rem; }
 h2 { font-size: 1.15rem; margin: 1.25rem 0 .5rem; }
+.card > h2:first-child { margin-top: 0; }
+h3 { font-size: 1rem; margin: 1.25rem 0 .4rem; }
+fieldset { border: 1px solid var(--line); border-radius: 6px; padding: .5rem 1rem .75rem; margin: 1rem 0 0; }
+legend { font-weight: 600; padding: 0 .25rem; }
 p.lead { color: var(--muted); margin-top: -.5rem; }
 label { display: block; font-weight: 600; margin: 1rem 0 .25rem; }
-input[type=text], input[type=email], input[type=password], input[type=url], textarea {
+input[type=text], input[type=email], input[type=password], input[type=url], textarea, select {
   width: 100%; padding: .6rem .7rem; font: inherit; border: 1px solid #8c959f; border-radius: 6px; background: var(--paper); color: var(--ink);
 }
 textarea { min-height: 6rem; }
@@ -47,5 +51,45 @@ table { width: 100%; border-collapse: collapse; }
 th, td { text-align: left; padding: .5rem; border-bottom: 1px solid var(--line); vertical-align: top; }
 .muted { color: var(--muted); }
 footer.site { color: var(--muted); font-size: .85rem; text-align: center; padding: 1rem; }
-@media (max-width: 480px) { main { margin: 1rem auto; } .card { padding: 1rem; } .actions { flex-direction: column; } .actions button { width: 100%; } }
+input[type=file] { font: inherit; max-width: 100%; }
+input[readonly] { background: var(--wash); }
+.mono, textarea.mono { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: .9rem; }
+[aria-invalid=true] { border-color: var(--danger); border-width: 2px; }
+.field { margin-bottom: .25rem; }
+.skip { position: absolute; left: -9999px; top: 0; background: var(--paper); padding: .5rem 1rem; z-index: 10; }
+.skip:focus { left: 1rem; }
+header.site nav a { font-weight: 600; text-decoration: none; padding: .25rem .5rem; border-radius: 6px; }
+header.site nav a:hover { background: var(--wash); text-decoration: underline; }
+.copyable { display: flex; gap: .5rem; align-items: center; }
+.copyable input { flex: 1; min-width: 0; }
+.copyable-block { position: relative; }
+.copyable-block button.copy { position: absolute; top: .4rem; right: .4rem; padding: .25rem .6rem; font-size: .85rem; }
+.copyable-block pre { padding-right: 4.5rem; }
+.secret-warning { border-left: 4px solid #b54708; background: #fffaeb; color: #7a2e0e; padding: .75rem 1rem; border-radius: 6px; margin: 1rem 0; }
+.profile { display: flex; gap: 1rem; align-items: center; }
+img.avatar { width: 64px; height: 64px; border-radius: 50%; object-fit: cover; border: 1px solid var(--line); background: var(--wash); flex: none; }
+.avatar.placeholder { width: 64px; height: 64px; border-radius: 50%; display: grid; place-items: center; background: #dbe7fb; color: #0b3d91; font-weight: 700; font-size: 1.5rem; flex: none; }
+img.logo { width: 40px; height: 40px; border-radius: 8px; object-fit: contain; border: 1px solid var(--line); vertical-align: middle; margin-right: .5rem; }
+.badge { display: inline-block; font-size: .8rem; font-weight: 600; padding: .05rem .5rem; border-radius: 999px; border: 1px solid var(--line); background: var(--wash); color: var(--muted); white-space: nowrap; }
+.badge.ok { color: var(--ok); border-color: #a6e3b5; background: #f0fff4; }
+.badge.warn { color: #7a2e0e; border-color: #fedf89; background: #fffaeb; }
+.table-scroll { overflow-x: auto; }
+ul.plain { list-style: none; padding: 0; margin: 0; }
+ul.plain > li { border-bottom: 1px solid var(--line); padding: .75rem 0; display: flex; gap: 1rem; justify-content: space-between; align-items: center; flex-wrap: wrap; }
+ul.plain > li:last-child { border-bottom: 0; }
+.inline-form { display: inline; margin: 0; }
+.danger-zone { border-color: #f1aeb5; }
+.checkbox { display: flex; gap: .5rem; align-items: flex-start; font-weight: 400; }
+.checkbox input { margin-top: .35rem; }
+.event { border: 1px solid var(--line); border-radius: 6px; padding: .75rem; margin: .5rem 0; }
+.event dl { display: grid; grid-template-columns: max-content 1fr; gap: .25rem .75rem; margin: .5rem 0 0; }
+.event dt { color: var(--muted); }
+.event dd { margin: 0; word-break: break-all; }
+.mail { border: 1px solid var(--line); border-radius: 6px; padding: .75rem; margin: .75rem 0; }
+button:disabled { opacity: .6; cursor: not-allowed; }
+@media (max-width: 480px) {
+  main { margin: 1rem auto; } .card { padding: 1rem; } .actions { flex-direction: column; } .actions button, .actions .button { width: 100%; text-align: center; }
+  .copyable { flex-direction: column; align-items: stretch; }
+  .event dl { grid-template-columns: 1fr; }
+}
 `;

@@ -4,9 +4,11 @@
  */
 import type { Migration, MigrationProvider } from 'kysely';
 import * as initial from './2026_11_22_0000_initial.js';
+import * as accountPages from './2026_11_23_0100_account_pages.js';
 
 export const migrations: Record<string, Migration> = {
   '2026_11_22_0000_initial': initial,
+  '2026_11_23_0100_account_pages': accountPages,
 };
 
 export const migrationProvider: MigrationProvider = {

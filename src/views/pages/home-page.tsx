@@ -1,11 +1,13 @@
+import { CsrfField } from '../components/field.js';
 import { Layout } from '../layout.js';
 
 export interface HomePageProps {
   user: { name: string; email: string } | null;
   csrfToken: string;
+  signupEnabled?: boolean;
 }
 
-export function HomePage({ user, csrfToken }: HomePageProps) {
+export function HomePage({ user, csrfToken, signupEnabled }: HomePageProps) {
   return (
     <Layout title="Latch" signedIn={!!user}>
       <div class="card">
@@ -15,8 +17,16 @@ export function HomePage({ user, csrfToken }: HomePageProps) {
             <p>
               Signed in as <strong>{user.name}</strong> ({user.email}).
             </p>
+            <div class="actions">
+              <a class="button" href="/account">
+                Your account
+              </a>
+              <a class="button secondary" href="/developer">
+                Developer console
+              </a>
+            </div>
             <form method="post" action="/logout">
-              <input type="hidden" name="_csrf" value={csrfToken} />
+              <CsrfField token={csrfToken} />
               <div class="actions">
                 <button type="submit" class="secondary">
                   Sign out
@@ -31,6 +41,11 @@ export function HomePage({ user, csrfToken }: HomePageProps) {
               <a class="button" href="/login">
                 Sign in
               </a>
+              {signupEnabled ? (
+                <a class="button secondary" href="/signup">
+                  Create an account
+                </a>
+              ) : null}
             </div>
           </>
         )}

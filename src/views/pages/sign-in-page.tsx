@@ -6,10 +6,14 @@ export interface SignInPageProps {
   email?: string;
   error?: string;
   clientName?: string;
+  /** A confirmation to show above the form (e.g. after a password reset). */
+  notice?: string;
+  signupEnabled?: boolean;
 }
 
 /** DESIGN: inputs labelled "Email" and "Password", submit button "Sign in"; works without JavaScript. */
-export function SignInPage({ csrfToken, returnTo, email, error, clientName }: SignInPageProps) {
+export function SignInPage({ csrfToken, returnTo, email, error, clientName, notice, signupEnabled }: SignInPageProps) {
+  const signUpHref = returnTo === '/' ? '/signup' : `/signup?return_to=${encodeURIComponent(returnTo)}`;
   return (
     <Layout title="Sign in">
       <div class="card">
@@ -17,6 +21,11 @@ export function SignInPage({ csrfToken, returnTo, email, error, clientName }: Si
         {clientName ? (
           <p class="lead">
             to continue to <span class="client-name">{clientName}</span>
+          </p>
+        ) : null}
+        {notice && !error ? (
+          <p class="alert ok" role="status">
+            {notice}
           </p>
         ) : null}
         {error ? (
@@ -44,6 +53,15 @@ export function SignInPage({ csrfToken, returnTo, email, error, clientName }: Si
             <button type="submit">Sign in</button>
           </div>
         </form>
+        <p class="hint">
+          <a href="/forgot-password">Forgot your password?</a>
+          {signupEnabled ? (
+            <>
+              {' · '}
+              <a href={signUpHref}>Create an account</a>
+            </>
+          ) : null}
+        </p>
       </div>
     </Layout>
   );

@@ -1,0 +1,200 @@
+/**
+ * GET /account and its forms: profile (name, avatar URL or an uploaded image), password change (ends the other
+ * sessions), active sessions, connected apps with "Remove access" (withdraws the consent and revokes that
+ * app's tokens, DESIGN "Consent"). Every form posts back here with CSRF protection and redirects (303) to
+ * the page with a fixed notice, or re-renders it with the error next to the field.
+ */
+import fastifyMultipart from '@fastify/multipart';
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import { InvalidRequest } from '../errors.js';
+import { formField, noticeFor } from '../http/form-fields.js';
+import { endBrowserSession, type CurrentSession } from '../interaction/browser-session.js';
+import { requireBrowserSession } from '../interaction/require-session.js';
+import { renderPage } from '../views/render.js';
+import { AccountPage, type AccountField, type AccountPageProps } from '../views/pages/account-page.js';
+import { checkAvatarUrl, checkName, checkPassword } from './account-rules.js';
+import { checkAvatarUpload, isUploadedAvatar, MAX_AVATAR_BYTES, storeAvatarImage } from './avatar-images.js';
+import type { AccountPageDeps } from './page-deps.js';
+import { hashPassword, verifyPassword } from './passwords.js';
+
+const NOTICES = {
+  welcome: 'Welcome to Latch. We sent you a mail: open its link to confirm your email address.',
+  'profile-saved': 'Your profile was saved.',
+  'avatar-uploaded': 'Your new avatar is in place.',
+  'avatar-removed': 'Your avatar was removed.',
+  'password-changed': 'Your password was changed, and your other sessions were signed out.',
+  'session-ended': 'That session was signed out.',
+  'access-removed': 'Access removed: the app can no longer use your account, and its tokens stopped working.',
+  'verification-sent': 'We sent a new confirmation link to your email address.',
+  'verification-limit': 'We already sent several links in the last hour. Check your inbox and spam folder, or try again later.',
+};
+
+export function registerAccountRoutes(app: FastifyInstance, deps: AccountPageDeps): void {
+  const { storage, config } = deps;
+
+  async function renderAccount(
+    reply: FastifyReply,
+    current: CurrentSession,
+    extra: { status?: number; notice?: string; errors?: AccountPageProps['errors']; values?: AccountPageProps['values'] } = {},
+  ) {
+    const now = new Date();
+    const [sessions, consents] = await Promise.all([storage.browserSessions.listByUser(current.user.id, now), storage.consents.listByUser(current.user.id)]);
+    const clients = await Promise.all(consents.map((consent) => storage.clients.findById(consent.clientId)));
+    const apps = consents.flatMap((consent, i) => {
+      const client = clients[i];
+      return client
+        ? [{ clientId: client.clientId, name: client.name, homepageUrl: client.homepageUrl, logoUrl: client.logoUrl, scope: consent.scope, grantedAt: consent.updatedAt }]
+        : [];
+    });
+    return renderPage(
+      reply.code(extra.status ?? 200),
+      AccountPage({
+        csrfToken: reply.generateCsrf(),
+        user: current.user,
+        usesUploadedAvatar: isUploadedAvatar(config.issuer, current.user.avatarUrl),
+        notice: extra.notice,
+        errors: extra.errors ?? {},
+        values: extra.values ?? {},
+        sessions: sessions
+          .sort((a, b) => Number(b.sessionHash === current.session.sessionHash) - Number(a.sessionHash === current.session.sessionHash) || b.lastSeenAt.getTime() - a.lastSeenAt.getTime())
+          .map((session) => ({
+            id: session.sessionHash,
+            isCurrent: session.sessionHash === current.session.sessionHash,
+            userAgent: session.userAgent,
+            ipAddress: session.ipAddress,
+            createdAt: session.createdAt,
+            lastSeenAt: session.lastSeenAt,
+          })),
+        apps,
+      }),
+    );
+  }
+
+  const rerenderWithError = (reply: FastifyReply, current: CurrentSession, field: AccountField, message: string, values: AccountPageProps['values'] = {}) =>
+    renderAccount(reply, current, { status: 400, errors: { [field]: message }, values });
+
+  app.get('/account', async (request, reply) => {
+    const current = await requireBrowserSession(storage, config, request, reply);
+    if (!current) return reply;
+    return renderAccount(reply, current, { notice: noticeFor(request.query, NOTICES) });
+  });
+
+  app.post('/account/profile', { preHandler: app.csrfProtection }, async (request, reply) => {
+    const current = await requireBrowserSession(storage, config, request, reply);
+    if (!current) return reply;
+    const name = formField(request.body, 'name', 200);
+    const avatarUrl = formField(request.body, 'avatar_url', 2100).trim();
+    const values = { name, avatarUrl };
+    const nameProblem = checkName(name);
+    if (nameProblem) return rerenderWithError(reply, current, 'name', nameProblem, values);
+    const avatarProblem = avatarUrl === '' ? null : checkAvatarUrl(avatarUrl);
+    if (avatarProblem) return rerenderWithError(reply, current, 'avatarUrl', avatarProblem, values);
+
+    const keepsUpload = avatarUrl === '' && isUploadedAvatar(config.issuer, current.user.avatarUrl);
+    const now = new Date();
+    await storage.transaction(async (tx) => {
+      await tx.users.update(current.user.id, { name: name.trim(), ...(!keepsUpload && { avatarUrl: avatarUrl || null }) }, now);
+      if (!keepsUpload) await tx.avatarImages.deleteByUserExcept(current.user.id, null);
+    });
+    return reply.redirect('/account?notice=profile-saved', 303);
+  });
+
+  // The upload form is the one multipart page form: its parser lives in its own scope, limited to one file.
+  app.register(async function avatarUpload(scope) {
+    await scope.register(fastifyMultipart, {
+      attachFieldsToBody: 'keyValues',
+      // One byte over the limit is enough to tell "too large" without reading (or failing on) the rest.
+      throwFileSizeLimit: false,
+      limits: { files: 1, fileSize: MAX_AVATAR_BYTES + 1, fields: 5, fieldSize: 1024, parts: 6, headerPairs: 50 },
+    });
+    scope.post('/account/avatar', { preHandler: scope.csrfProtection }, async (request, reply) => {
+      const current = await requireBrowserSession(storage, config, request, reply);
+      if (!current) return reply;
+      const file = (request.body as Record<string, unknown> | undefined)?.avatar;
+      if (file !== undefined && !Buffer.isBuffer(file)) throw new InvalidRequest('The avatar must be sent as a file');
+      const data = file ?? Buffer.alloc(0);
+      const problem = checkAvatarUpload(data);
+      if (problem) return rerenderWithError(reply, current, 'avatarFile', problem);
+      await storeAvatarImage(storage, config.issuer, current.user, data);
+      request.log.info({ event: 'avatar_uploaded', userId: current.user.id, bytes: data.length }, 'avatar uploaded');
+      return reply.redirect('/account?notice=avatar-uploaded', 303);
+    });
+  });
+
+  app.post('/account/avatar/remove', { preHandler: app.csrfProtection }, async (request, reply) => {
+    const current = await requireBrowserSession(storage, config, request, reply);
+    if (!current) return reply;
+    await storage.transaction(async (tx) => {
+      await tx.users.update(current.user.id, { avatarUrl: null }, new Date());
+      await tx.avatarImages.deleteByUserExcept(current.user.id, null);
+    });
+    return reply.redirect('/account?notice=avatar-removed', 303);
+  });
+
+  app.get('/avatars/:id', async (request, reply) => {
+    const { id } = request.params as { id: string };
+    const image = /^[A-Za-z0-9_-]{10,40}$/.test(id) ? await storage.avatarImages.findById(id) : null;
+    if (!image) {
+      return reply.code(404).type('text/plain; charset=utf-8').send('No such avatar');
+    }
+    return reply
+      .type(image.contentType)
+      // The id changes with every upload, so the bytes behind one URL never change.
+      .header('cache-control', 'public, max-age=86400, immutable')
+      // Client apps show avatar_url on their own pages: allow cross-origin embedding of this image only.
+      .header('cross-origin-resource-policy', 'cross-origin')
+      .header('content-security-policy', "default-src 'none'; sandbox")
+      .header('content-disposition', 'inline')
+      .send(image.data);
+  });
+
+  app.post('/account/password', { preHandler: app.csrfProtection }, async (request, reply) => {
+    const current = await requireBrowserSession(storage, config, request, reply);
+    if (!current) return reply;
+    const currentPassword = formField(request.body, 'current_password', 1024);
+    const newPassword = formField(request.body, 'new_password', 1024);
+    if (!(await verifyPassword(current.user.passwordHash, currentPassword))) {
+      return rerenderWithError(reply, current, 'currentPassword', 'This is not your current password');
+    }
+    const problem = checkPassword(newPassword, current.user.email);
+    if (problem) return rerenderWithError(reply, current, 'newPassword', problem);
+    const passwordHash = await hashPassword(newPassword);
+    const now = new Date();
+    await storage.transaction(async (tx) => {
+      await tx.users.update(current.user.id, { passwordHash }, now);
+      // Whoever else knew the old password is signed out everywhere but here (OWASP Session Management).
+      await tx.browserSessions.deleteByUser(current.user.id, current.session.sessionHash);
+      await tx.emailLinks.invalidateByUser(current.user.id, 'reset_password', now);
+    });
+    request.log.info({ event: 'password_changed', userId: current.user.id }, 'password changed');
+    return reply.redirect('/account?notice=password-changed', 303);
+  });
+
+  app.post('/account/sessions/end', { preHandler: app.csrfProtection }, async (request, reply) => {
+    const current = await requireBrowserSession(storage, config, request, reply);
+    if (!current) return reply;
+    const sessionHash = formField(request.body, 'session', 100);
+    if (sessionHash === current.session.sessionHash) {
+      await endBrowserSession(storage, config, request, reply);
+      return reply.redirect('/', 303);
+    }
+    // Only one of the signed-in user's own sessions can be ended here.
+    const own = await storage.browserSessions.listByUser(current.user.id, new Date());
+    if (own.some((session) => session.sessionHash === sessionHash)) await storage.browserSessions.delete(sessionHash);
+    return reply.redirect('/account?notice=session-ended', 303);
+  });
+
+  app.post('/account/apps/remove', { preHandler: app.csrfProtection }, async (request, reply) => {
+    const current = await requireBrowserSession(storage, config, request, reply);
+    if (!current) return reply;
+    const clientId = formField(request.body, 'client_id', 200);
+    const now = new Date();
+    const revoked = await storage.transaction(async (tx) => {
+      await tx.consents.revoke(current.user.id, clientId);
+      return tx.accessTokens.revokeByUserAndClient(current.user.id, clientId, now);
+    });
+    request.log.info({ event: 'consent_withdrawn', userId: current.user.id, clientId, tokensRevoked: revoked }, 'app access removed');
+    return reply.redirect('/account?notice=access-removed', 303);
+  });
+}
+

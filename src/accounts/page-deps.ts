@@ -1,0 +1,12 @@
+import type { Config } from '../config.js';
+import type { Mailer } from '../mail/mailer.js';
+import type { Storage } from '../storage/storage.js';
+import type { AttemptCounter } from './sign-in-throttle.js';
+
+/** What the account pages (sign-up, verification, reset, account, avatars) need, passed as arguments. */
+export interface AccountPageDeps {
+  storage: Storage;
+  config: Config;
+  mailer: Mailer;
+  attemptCounter: AttemptCounter;
+}

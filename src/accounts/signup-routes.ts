@@ -1,0 +1,63 @@
+/**
+ * GET/POST /signup: create an account (when LATCH_SIGNUP_ENABLED is on), send the verification mail, sign the
+ * new user in and continue where they were going (often an authorization request). The email is verified
+ * later by the link in the mail; until then userinfo says `email_verified: false`.
+ */
+import type { FastifyInstance } from 'fastify';
+import { InvalidRequest } from '../errors.js';
+import { formField } from '../http/form-fields.js';
+import { startBrowserSession } from '../interaction/browser-session.js';
+import { safeReturnTo } from '../interaction/return-to.js';
+import { renderPage } from '../views/render.js';
+import { SignUpPage } from '../views/pages/sign-up-page.js';
+import { ActionLimiter } from './action-limiter.js';
+import { sendVerificationMail } from './email-verification-routes.js';
+import type { AccountPageDeps } from './page-deps.js';
+import { AccountError, createUserAccount } from './user-accounts.js';
+
+const SIGNUPS_PER_ADDRESS_PER_HOUR = 20;
+
+export function registerSignupRoutes(app: FastifyInstance, deps: AccountPageDeps): void {
+  const { storage, config } = deps;
+  const signupLimiter = new ActionLimiter(deps.attemptCounter, 'signup:address', SIGNUPS_PER_ADDRESS_PER_HOUR, 3600);
+
+  const signupDisabled = () =>
+    new InvalidRequest('Sign-up is turned off on this Latch: accounts are created by its administrators. Ask them for an invitation.', {
+      redirectable: false,
+    });
+
+  app.get('/signup', async (request, reply) => {
+    if (!config.signupEnabled) throw signupDisabled();
+    const returnTo = safeReturnTo((request.query as Record<string, unknown>).return_to);
+    return renderPage(reply, SignUpPage({ csrfToken: reply.generateCsrf(), returnTo, values: {}, errors: {} }));
+  });
+
+  app.post('/signup', { preHandler: app.csrfProtection }, async (request, reply) => {
+    if (!config.signupEnabled) throw signupDisabled();
+    const name = formField(request.body, 'name', 200);
+    const email = formField(request.body, 'email', 300).trim();
+    const password = formField(request.body, 'password', 1024);
+    const returnTo = safeReturnTo(formField(request.body, 'return_to'));
+    const rerender = (errors: Record<string, string>, status = 400) =>
+      renderPage(reply.code(status), SignUpPage({ csrfToken: reply.generateCsrf(), returnTo, values: { name, email }, errors }));
+
+    if (!(await signupLimiter.allow(request.ip))) {
+      return rerender({ email: 'Too many accounts were created from your network recently. Try again in an hour.' }, 429);
+    }
+    let user;
+    try {
+      user = await createUserAccount(storage, { email, name, password });
+    } catch (error) {
+      if (error instanceof AccountError) {
+        const message =
+          error.message.startsWith('An account with email') ? 'An account with this email already exists. Sign in, or reset your password if you forgot it.' : error.message;
+        return rerender({ [error.field]: message });
+      }
+      throw error;
+    }
+    request.log.info({ event: 'signup', userId: user.id }, 'account created');
+    await sendVerificationMail(deps, user, request.log);
+    await startBrowserSession(storage, config, request, reply, user);
+    return reply.redirect(returnTo === '/' ? '/account?notice=welcome' : returnTo, 303);
+  });
+}

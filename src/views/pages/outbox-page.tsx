@@ -1,0 +1,47 @@
+import type { OutboxMessage } from '../../storage/storage.js';
+import { formatTime } from '../format.js';
+import { Layout } from '../layout.js';
+
+export interface OutboxPageProps {
+  messages: OutboxMessage[];
+  /** Links to this origin are made clickable; anything else stays text. */
+  issuer: string;
+}
+
+function MailText({ text, issuer }: { text: string; issuer: string }) {
+  return (
+    <pre>
+      {text.split('\n').map((line) => (
+        <>
+          {line.startsWith(`${issuer}/`) ? <a href={line}>{line}</a> : line}
+          {'\n'}
+        </>
+      ))}
+    </pre>
+  );
+}
+
+/** Development only: the mails Latch kept because no SMTP server is configured. */
+export function OutboxPage({ messages, issuer }: OutboxPageProps) {
+  return (
+    <Layout title="Development outbox" wide>
+      <div class="card">
+        <h1>Development outbox</h1>
+        <p class="lead">
+          LATCH_SMTP_URL is not set, so Latch keeps its mails here (and prints them to its log) instead of sending them. This page exists only
+          on a local Latch without SMTP. Newest first; kept for a day.
+        </p>
+        {messages.length === 0 ? <p class="muted">No mail yet.</p> : null}
+        {messages.map((message) => (
+          <article class="mail" aria-label={`Mail to ${message.to}: ${message.subject}`}>
+            <h2>{message.subject}</h2>
+            <p class="muted">
+              To <strong>{message.to}</strong> · {formatTime(message.createdAt)}
+            </p>
+            <MailText text={message.text} issuer={issuer} />
+          </article>
+        ))}
+      </div>
+    </Layout>
+  );
+}
