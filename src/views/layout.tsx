@@ -6,9 +6,11 @@ export interface LayoutProps {
   children: ComponentChildren;
   wide?: boolean;
   signedIn?: boolean;
+  /** Loads /assets/latch.js (copy buttons): only pages with something to copy; the rest carry no script. */
+  withCopyScript?: boolean;
 }
 
-export function Layout({ title, children, wide, signedIn }: LayoutProps) {
+export function Layout({ title, children, wide, signedIn, withCopyScript }: LayoutProps) {
   return (
     <html lang="en">
       <head>
@@ -18,7 +20,7 @@ export function Layout({ title, children, wide, signedIn }: LayoutProps) {
         <title>{`${title} · Latch`}</title>
         <link rel="stylesheet" href="/assets/latch.css" />
         {/* Progressive enhancement only (copy buttons): every page works without it. CSP: script-src 'self'. */}
-        <script src="/assets/latch.js" defer />
+        {withCopyScript ? <script src="/assets/latch.js" defer /> : null}
       </head>
       <body>
         <a class="skip" href="#content">

@@ -14,7 +14,7 @@ export interface ClientSecretPageProps {
 export function ClientSecretPage(props: ClientSecretPageProps) {
   const appPage = `/developer/apps/${props.clientId}`;
   return (
-    <Layout title={props.reason === 'registered' ? 'App registered' : 'New client secret'} signedIn wide>
+    <Layout title={props.reason === 'registered' ? 'App registered' : 'New client secret'} signedIn wide withCopyScript>
       <div class="card">
         <h1>{props.reason === 'registered' ? `${props.appName} is registered` : `New client secret for ${props.appName}`}</h1>
         <label for="client_id">Client id</label>

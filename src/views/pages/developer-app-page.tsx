@@ -48,7 +48,7 @@ export function DeveloperAppPage(props: DeveloperAppPageProps) {
   const base = `/developer/apps/${app.clientId}`;
   const previousSecretActive = app.previousSecretExpiresAt !== null && app.previousSecretExpiresAt > props.now;
   return (
-    <Layout title={app.name} signedIn wide>
+    <Layout title={app.name} signedIn wide withCopyScript>
       <p>
         <a href="/developer">← All your apps</a>
       </p>
