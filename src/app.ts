@@ -16,6 +16,7 @@ import { createMemoryAttemptCounter, SignInThrottle, type AttemptCounter } from 
 import type { Config } from './config.js';
 import { InvalidRequest } from './errors.js';
 import { authorizeErrorHandler, oauthJsonErrorHandler, pageErrorHandler } from './http/error-handlers.js';
+import { registerHealthRoutes } from './http/health.js';
 import './http/request-context.js';
 import { registerAccountRoutes } from './accounts/account-routes.js';
 import { registerEmailVerificationRoutes } from './accounts/email-verification-routes.js';
@@ -108,6 +109,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       const token = (request.body as Record<string, unknown> | undefined)?._csrf;
       return typeof token === 'string' ? token : '';
     },
+  });
+
+  await app.register(async function health(scope) {
+    registerHealthRoutes(scope, { storage });
   });
 
   await app.register(async function oauthApi(api) {

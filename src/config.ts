@@ -68,6 +68,8 @@ export interface Config {
    * shared by every process; when unset they are kept in memory, per process.
    */
   redisUrl: string | null;
+  /** Prefix of every Redis key Latch writes (`LATCH_REDIS_KEY_PREFIX`, default `latch:`), so that installations can share one Redis. */
+  redisKeyPrefix: string;
   /**
    * Longest wait for requests in flight at shutdown (`LATCH_SHUTDOWN_TIMEOUT_SECONDS`, default 10), after which
    * the process exits anyway. Keep it below the orchestrator's kill grace period (Kubernetes: 30 s).
@@ -160,6 +162,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databaseStatementTimeoutMs: integer('LATCH_DATABASE_STATEMENT_TIMEOUT_MS', 10_000, 0, 3_600_000),
     databaseSchema,
     redisUrl,
+    redisKeyPrefix: env.LATCH_REDIS_KEY_PREFIX || 'latch:',
     shutdownTimeoutSeconds: integer('LATCH_SHUTDOWN_TIMEOUT_SECONDS', 10, 1, 3600),
     signupEnabled: env.LATCH_SIGNUP_ENABLED === undefined || env.LATCH_SIGNUP_ENABLED === '' ? true : flag('LATCH_SIGNUP_ENABLED'),
     smtpUrl: parseSmtpUrl(env.LATCH_SMTP_URL, problems),

@@ -3,6 +3,9 @@
  * shut down gracefully on SIGTERM/SIGINT (Fastify's close waits for requests in flight).
  */
 import type { FastifyInstance, FastifyServerOptions } from 'fastify';
+import type { Redis } from 'ioredis';
+import { connectRedis, createRedisAttemptCounter } from './accounts/redis-attempt-counter.js';
+import type { AttemptCounter } from './accounts/sign-in-throttle.js';
 import { buildApp } from './app.js';
 import type { Config } from './config.js';
 import { openStorage, storageOptionsFromConfig } from './storage/open-storage.js';
@@ -32,10 +35,12 @@ export async function deleteExpiredRecords(storage: Storage, now = new Date()): 
 }
 
 export interface StartServerOptions {
-  /** Run pending migrations first (default true). */
+  /** Run pending migrations first (default true; `latch serve --no-migrate` sets false). */
   migrate?: boolean;
   /** Logger options instead of the ones built from config (tests capture the log lines this way). */
   logger?: FastifyServerOptions['logger'];
+  /** Called last when the server has closed (for resources opened beside it, such as the Redis client). */
+  onClose?: () => Promise<void>;
 }
 
 export async function startServer(config: Config, options: StartServerOptions = {}): Promise<RunningServer> {
@@ -45,7 +50,29 @@ export async function startServer(config: Config, options: StartServerOptions = 
     migrate: options.migrate ?? true,
     onIdleConnectionError: (err) => app?.log.warn({ err }, 'an idle database connection failed; it will be replaced'),
   });
-  app = await buildApp({ config, storage, logger: options.logger });
+  // Sign-in throttling counters: shared through Redis when configured, else per process (in memory).
+  let redis: Redis | undefined;
+  let attemptCounter: AttemptCounter | undefined;
+  try {
+    if (config.redisUrl) {
+      redis = await connectRedis(config.redisUrl);
+      let lastWarning = 0;
+      attemptCounter = createRedisAttemptCounter(redis, {
+        keyPrefix: config.redisKeyPrefix,
+        onError: (err) => {
+          // At most one warning a minute while Redis is away.
+          if (Date.now() - lastWarning < 60_000) return;
+          lastWarning = Date.now();
+          app?.log.warn({ err }, 'Redis failed; sign-in throttling falls back to this process until it is back');
+        },
+      });
+    }
+    app = await buildApp({ config, storage, attemptCounter, logger: options.logger });
+  } catch (error) {
+    redis?.disconnect();
+    await storage.close();
+    throw error;
+  }
   const url = await app.listen({ port: config.port, host: config.host });
 
   const cleanup = setInterval(() => {
@@ -57,8 +84,21 @@ export async function startServer(config: Config, options: StartServerOptions = 
   const close = () => {
     closing ??= (async () => {
       clearInterval(cleanup);
-      await app.close();
-      await storage.close();
+      // Fastify stops accepting connections, answers 503 to new requests on open ones, closes idle keep-alive
+      // connections and waits for requests in flight. Past the deadline, the remaining connections are cut.
+      const deadline = setTimeout(() => {
+        app.log.warn(`requests still in flight after ${config.shutdownTimeoutSeconds} s; closing their connections`);
+        app.server.closeAllConnections();
+      }, config.shutdownTimeoutSeconds * 1000);
+      deadline.unref();
+      try {
+        await app.close();
+      } finally {
+        clearTimeout(deadline);
+        await storage.close();
+        await redis?.quit().catch(() => redis?.disconnect());
+        await options.onClose?.();
+      }
     })();
     return closing;
   };

@@ -2,18 +2,17 @@
  * The `latch` command line: serve, migrate, client …, user …. Returns the process exit code; errors a person
  * can fix are printed as one line, never a stack trace.
  */
-import { parseArgs } from 'node:util';
 import { AccountError } from '../accounts/user-accounts.js';
 import { ClientRegistrationError } from '../clients/client-registration.js';
 import { ConfigError, loadConfig } from '../config.js';
-import { startServer } from '../server.js';
 import { migrateToLatest, openStorage, storageOptionsFromConfig } from '../storage/open-storage.js';
 import { CLIENT_USAGE, runClientCommand } from './client-commands.js';
 import { UsageError } from './output.js';
+import { runServeCommand, SERVE_USAGE } from './serve.js';
 import { runUserCommand, USER_USAGE } from './user-commands.js';
 
 const USAGE = `Usage:
-latch serve [--no-migrate]        Start the server (configuration from the environment; see README)
+${SERVE_USAGE}
 latch migrate                     Apply database migrations and exit
 ${CLIENT_USAGE}
 ${USER_USAGE}`;
@@ -23,7 +22,7 @@ export async function runCli(argv: string[]): Promise<number> {
   try {
     switch (command) {
       case 'serve':
-        return await serve(args);
+        return await runServeCommand(args);
       case 'migrate': {
         const config = loadConfig();
         const options = storageOptionsFromConfig(config);
@@ -65,20 +64,4 @@ export async function runCli(argv: string[]): Promise<number> {
     }
     throw error;
   }
-}
-
-async function serve(args: string[]): Promise<number> {
-  const { values } = parseArgs({ args, options: { 'no-migrate': { type: 'boolean', default: false } } });
-  const config = loadConfig();
-  const server = await startServer(config, { migrate: !values['no-migrate'] });
-  server.app.log.info(`Latch is serving ${config.issuer} (listening on ${server.url})`);
-  await new Promise<void>((resolve) => {
-    const stop = (signal: string) => {
-      server.app.log.info(`${signal} received; finishing requests in flight`);
-      server.close().then(resolve, resolve);
-    };
-    process.once('SIGTERM', () => stop('SIGTERM'));
-    process.once('SIGINT', () => stop('SIGINT'));
-  });
-  return 0;
 }

@@ -36,8 +36,13 @@ export interface TestServerOptions {
   dataDir?: string;
   /** Keep the log lines (level info, with the production serializers and redaction) for `logLines()`. */
   captureLog?: boolean;
-  /** Which database to run on; default from `LATCH_TEST_DATABASE` (`sqlite` or `postgres`), else SQLite. */
-  database?: 'sqlite' | 'postgres';
+  /**
+   * Which database to run on; default from `LATCH_TEST_DATABASE` (`sqlite` or `postgres`), else SQLite.
+   * `postgres-unreachable` points at a port where nothing listens (with `migrate: false`), for outage tests.
+   */
+  database?: 'sqlite' | 'postgres' | 'postgres-unreachable';
+  /** Run migrations at start (default true), as `latch serve` does unless `--no-migrate`. */
+  migrate?: boolean;
   /** On PostgreSQL: use this existing schema (kept at stop) instead of a fresh one. */
   postgresSchema?: string;
 }
@@ -50,7 +55,11 @@ export function testDatabaseKind(): 'sqlite' | 'postgres' {
 }
 
 async function databaseEnv(options: TestServerOptions, dataDir: string): Promise<{ env: Record<string, string>; dropSchema?: () => Promise<void> }> {
-  if ((options.database ?? testDatabaseKind()) === 'sqlite') return { env: { LATCH_DATABASE_URL: `sqlite:${join(dataDir, 'latch.db')}` } };
+  const kind = options.database ?? testDatabaseKind();
+  if (kind === 'sqlite') return { env: { LATCH_DATABASE_URL: `sqlite:${join(dataDir, 'latch.db')}` } };
+  if (kind === 'postgres-unreachable') {
+    return { env: { LATCH_DATABASE_URL: 'postgres://latch@127.0.0.1:9/latch', LATCH_SECRET: 'test-secret-shared-by-every-latch-process-0123456789' } };
+  }
   const unavailable = await postgresUnavailableReason();
   if (unavailable) throw new Error(unavailable);
   const schema = options.postgresSchema ? undefined : await createTestSchema();
@@ -78,7 +87,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   const logger = options.captureLog
     ? { ...(buildLoggerOptions({ ...config, logLevel: 'info' }) as object), stream: { write: (line: string) => void captured.push(line) } }
     : undefined;
-  const server = await startServer(config, { logger });
+  const server = await startServer(config, { logger, migrate: options.migrate ?? true });
   const baseUrl = server.url.replace('[::1]', '127.0.0.1');
   // The issuer is only known once the port is: tests use the listening URL as the issuer.
   if (!options.env?.LATCH_ISSUER) config.issuer = baseUrl;
