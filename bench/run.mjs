@@ -11,19 +11,17 @@
  *   BENCH_WORKERS           1 to also compare `latch serve --workers 2` with one process, when available (default 1)
  *   BENCH_WRITE_REPORT      0 to skip writing BENCHMARKS.md (default 1)
  */
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { buildRequest, headerValues, runRequests, runVirtualUsers } from './lib/http-load.mjs';
-import { cpuMilliseconds, freePort, rssBytes, startListeningScript, stopProcess, waitUntil } from './lib/processes.mjs';
+import { basicAuthorization, BENCH_DIR, ensureLatchBuilt, HOST, latchSupportsWorkers, mintLatch, REDIRECT_URI, ROOT, setUpLatchData, startLatch, USER_EMAIL, USER_PASSWORD } from './lib/latch.mjs';
+import { cpuMilliseconds, rssBytes, startListeningScript, stopProcess } from './lib/processes.mjs';
 import { renderMarkdown, renderTerminal } from './lib/report.mjs';
 import { machineCpuMilliseconds, summarize } from './lib/stats.mjs';
 
-const BENCH_DIR = dirname(fileURLToPath(import.meta.url));
-const ROOT = resolve(BENCH_DIR, '..');
 const env = process.env;
 const DURATION_MS = Number(env.BENCH_DURATION_SECONDS ?? 10) * 1000;
 const WARMUP_MS = Math.min(2000, Math.max(500, DURATION_MS / 5));
@@ -31,82 +29,14 @@ const REPEATS = Number(env.BENCH_REPEATS ?? 3);
 const CONNECTIONS = Number(env.BENCH_CONNECTIONS ?? 32);
 const VIRTUAL_USERS = Number(env.BENCH_VIRTUAL_USERS ?? 8);
 const ONLY = env.BENCH_SCENARIOS ? new Set(env.BENCH_SCENARIOS.split(',').map((s) => s.trim())) : null;
-const HOST = '127.0.0.1';
-const REDIRECT_URI = 'http://127.0.0.1:9999/callback';
-const USER_PASSWORD = 'bench correct horse battery staple';
-const USER_EMAIL = 'bench@example.com';
 
 const log = (message) => process.stderr.write(`${message}\n`);
 
 // ---------------------------------------------------------------------------------------------------------
 // Build and set up
 
-function ensureLatchBuilt() {
-  if (existsSync(join(ROOT, 'dist', 'cli', 'main.js'))) return;
-  log('dist/ is missing: building Latch first');
-  const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
-  if (!existsSync(join(ROOT, 'node_modules'))) execFileSync(npm, ['install', '--no-audit', '--no-fund'], { cwd: ROOT, stdio: 'inherit' });
-  else execFileSync(npm, ['run', 'build'], { cwd: ROOT, stdio: 'inherit' });
-}
-
-function latchCli(args, dataEnv, input) {
-  const output = execFileSync(process.execPath, [join(ROOT, 'bin', 'latch.js'), ...args], {
-    cwd: ROOT,
-    env: { ...env, ...dataEnv, LATCH_LOG_LEVEL: 'silent' },
-    input,
-    encoding: 'utf8',
-  });
-  return JSON.parse(output);
-}
-
-/** Whether the built Latch knows `serve --workers` (landed with the scale work). */
-function latchSupportsWorkers() {
-  try {
-    return readFileSync(join(ROOT, 'dist', 'cli', 'main.js'), 'utf8').includes("'workers'");
-  } catch {
-    return false;
-  }
-}
-
-async function startLatch(name, dataDir, extraArgs = []) {
-  const port = await freePort();
-  const databaseUrl = `sqlite:${join(dataDir, 'latch.db')}`;
-  const serverEnv = {
-    ...env,
-    LATCH_DATABASE_URL: databaseUrl,
-    PORT: String(port),
-    HOST,
-    LATCH_ISSUER: `http://${HOST}:${port}`,
-  };
-  // Shipped settings: nothing turned off. Logs (level info, one line per request) go to /dev/null.
-  const child = spawn(process.execPath, [join(ROOT, 'bin', 'latch.js'), 'serve', ...extraArgs], { cwd: ROOT, env: serverEnv, stdio: ['ignore', 'ignore', 'pipe'] });
-  let stderr = '';
-  child.stderr.on('data', (chunk) => {
-    stderr = (stderr + chunk).slice(-10_000);
-  });
-  await waitUntil(async () => {
-    if (child.exitCode !== null) throw new Error(`Latch exited: ${stderr}`);
-    const response = await fetch(`http://${HOST}:${port}/oauth2/userinfo`);
-    await response.arrayBuffer();
-    return response.status === 401;
-  }, 30_000, name);
-  return { name, kind: 'latch', child, pid: child.pid, port, databaseUrl, dataDir };
-}
-
 // ---------------------------------------------------------------------------------------------------------
 // Minting codes and tokens, through each server's own code path
-
-function mintLatch(target, latchSetup, { kind, count, scope, nonce = null }) {
-  const out = join(target.dataDir, `minted-${kind}-${process.hrtime.bigint()}.txt`);
-  execFileSync(
-    process.execPath,
-    [join(BENCH_DIR, 'latch-mint.mjs'), JSON.stringify({ databaseUrl: target.databaseUrl, kind, count, clientId: latchSetup.clientId, userId: latchSetup.userId, scope, redirectUri: REDIRECT_URI, nonce, out })],
-    { cwd: BENCH_DIR, env: { ...env, LATCH_LOG_LEVEL: 'silent' }, stdio: ['ignore', 'inherit', 'inherit'] },
-  );
-  const secrets = readFileSync(out, 'utf8').trim().split('\n');
-  rmSync(out);
-  return secrets;
-}
 
 let messageId = 0;
 function askPeer(peer, message) {
@@ -153,10 +83,6 @@ async function measure(target, run) {
     otherCpuPercent: Math.max(0, ((busyMs - ownMs) / result.elapsedMs) * 100),
     rssBytes: rssBytes(target.pid),
   };
-}
-
-function basicAuthorization(clientId, clientSecret) {
-  return `Basic ${Buffer.from(`${encodeURIComponent(clientId)}:${encodeURIComponent(clientSecret)}`).toString('base64')}`;
 }
 
 function tokenRequest(target, credentials, code) {
@@ -272,7 +198,7 @@ function wanted(id) {
 }
 
 async function main() {
-  ensureLatchBuilt();
+  ensureLatchBuilt(log);
   const startedAt = new Date();
   const workDir = mkdtempSync(join(os.tmpdir(), 'latch-bench-'));
   const results = { scenarios: [], fixedLoad: [], workers: null, notes: [], argon2: null, clientCheck: null };
@@ -280,11 +206,7 @@ async function main() {
   try {
     // Latch's data: a fresh SQLite database, one user, one client, through the CLI.
     const latchDir = join(workDir, 'latch');
-    mkdirSync(latchDir);
-    const dataEnv = { LATCH_DATABASE_URL: `sqlite:${join(latchDir, 'latch.db')}` };
-    const user = latchCli(['user', 'create', '--email', USER_EMAIL, '--name', 'Bench User', '--avatar-url', 'https://images.example.com/avatar.png', '--password-stdin', '--json'], dataEnv, `${USER_PASSWORD}\n`);
-    const client = latchCli(['client', 'create', '--name', 'Bench App', '--redirect-uri', REDIRECT_URI, '--json'], dataEnv);
-    const latchSetup = { userId: user.id, clientId: client.client_id, clientSecret: client.client_secret };
+    const latchSetup = setUpLatchData(latchDir);
 
     log('starting the bare server, Latch and node-oidc-provider');
     const bare = { name: 'bare', kind: 'bare', ...(await startListeningScript(join(BENCH_DIR, 'servers', 'bare.mjs'), { cwd: BENCH_DIR, env: { ...env, PORT: '0' } })) };
@@ -561,12 +483,8 @@ async function main() {
         results.notes.push('latch serve --workers is not in this build yet (it lands with the scale work): the one-process/two-worker comparison is left out');
       } else {
         const workersDir = join(workDir, 'latch-workers');
-        mkdirSync(workersDir);
-        const workersEnv = { LATCH_DATABASE_URL: `sqlite:${join(workersDir, 'latch.db')}` };
-        const workersUser = latchCli(['user', 'create', '--email', USER_EMAIL, '--name', 'Bench User', '--password-stdin', '--json'], workersEnv, `${USER_PASSWORD}\n`);
-        const workersClient = latchCli(['client', 'create', '--name', 'Bench App', '--redirect-uri', REDIRECT_URI, '--json'], workersEnv);
-        const workersSetup = { userId: workersUser.id, clientId: workersClient.client_id, clientSecret: workersClient.client_secret };
-        const latch2 = await startLatch('Latch --workers 2', workersDir, ['--workers', '2']);
+        const workersSetup = setUpLatchData(workersDir);
+        const latch2 = await startLatch('Latch --workers 2', workersDir, { extraArgs: ['--workers', '2'] });
         latch2.kind = 'latch2';
         servers.push(latch2);
         results.workers = { scenarios: [] };

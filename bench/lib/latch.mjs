@@ -1,0 +1,94 @@
+/**
+ * Latch as the bench runs it: the real `latch` command on a fresh SQLite data folder with the shipped
+ * settings, set up through its CLI, and codes/tokens minted through its store API (latch-mint.mjs).
+ */
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { freePort, waitUntil } from './processes.mjs';
+
+export const BENCH_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+export const ROOT = resolve(BENCH_DIR, '..');
+export const HOST = '127.0.0.1';
+export const REDIRECT_URI = 'http://127.0.0.1:9999/callback';
+export const USER_PASSWORD = 'bench correct horse battery staple';
+export const USER_EMAIL = 'bench@example.com';
+
+export function ensureLatchBuilt(log) {
+  if (existsSync(join(ROOT, 'dist', 'cli', 'main.js'))) return;
+  log('dist/ is missing: building Latch first');
+  if (!existsSync(join(ROOT, 'node_modules'))) execFileSync('npm', ['install', '--no-audit', '--no-fund'], { cwd: ROOT, stdio: 'inherit' });
+  else execFileSync('npm', ['run', 'build'], { cwd: ROOT, stdio: 'inherit' });
+}
+
+export function latchCli(args, dataEnv, input) {
+  const output = execFileSync(process.execPath, [join(ROOT, 'bin', 'latch.js'), ...args], {
+    cwd: ROOT,
+    env: { ...process.env, ...dataEnv, LATCH_LOG_LEVEL: 'silent' },
+    input,
+    encoding: 'utf8',
+  });
+  return JSON.parse(output);
+}
+
+/** A fresh data folder with one user and one client, made through the CLI. */
+export function setUpLatchData(dataDir) {
+  mkdirSync(dataDir, { recursive: true });
+  const dataEnv = { LATCH_DATABASE_URL: `sqlite:${join(dataDir, 'latch.db')}` };
+  const user = latchCli(['user', 'create', '--email', USER_EMAIL, '--name', 'Bench User', '--avatar-url', 'https://images.example.com/avatar.png', '--password-stdin', '--json'], dataEnv, `${USER_PASSWORD}\n`);
+  const client = latchCli(['client', 'create', '--name', 'Bench App', '--redirect-uri', REDIRECT_URI, '--json'], dataEnv);
+  return { userId: user.id, clientId: client.client_id, clientSecret: client.client_secret };
+}
+
+/** Whether the built Latch knows `serve --workers` (landed with the scale work). */
+export function latchSupportsWorkers() {
+  try {
+    return readFileSync(join(ROOT, 'dist', 'cli', 'main.js'), 'utf8').includes("'workers'");
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Starts `latch serve` on `dataDir` with the shipped settings (nothing turned off; its log, level info,
+ * goes to /dev/null). `nodeArgs` go to node (e.g. --cpu-prof), `extraArgs` to `latch serve`.
+ */
+export async function startLatch(name, dataDir, { extraArgs = [], nodeArgs = [], env = {} } = {}) {
+  const port = await freePort();
+  const databaseUrl = `sqlite:${join(dataDir, 'latch.db')}`;
+  const serverEnv = { ...process.env, LATCH_DATABASE_URL: databaseUrl, PORT: String(port), HOST, LATCH_ISSUER: `http://${HOST}:${port}`, ...env };
+  const child = spawn(process.execPath, [...nodeArgs, join(ROOT, 'bin', 'latch.js'), 'serve', ...extraArgs], { cwd: ROOT, env: serverEnv, stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr.on('data', (chunk) => {
+    stderr = (stderr + chunk).slice(-10_000);
+  });
+  await waitUntil(
+    async () => {
+      if (child.exitCode !== null) throw new Error(`Latch exited: ${stderr}`);
+      const response = await fetch(`http://${HOST}:${port}/oauth2/userinfo`);
+      await response.arrayBuffer();
+      return response.status === 401;
+    },
+    30_000,
+    name,
+  );
+  return { name, kind: 'latch', child, pid: child.pid, port, databaseUrl, dataDir };
+}
+
+/** Codes or access tokens through Latch's store API, as its endpoints store them. */
+export function mintLatch(target, setup, { kind, count, scope, nonce = null }) {
+  const out = join(target.dataDir, `minted-${kind}-${process.hrtime.bigint()}.txt`);
+  execFileSync(
+    process.execPath,
+    [join(BENCH_DIR, 'latch-mint.mjs'), JSON.stringify({ databaseUrl: target.databaseUrl, kind, count, clientId: setup.clientId, userId: setup.userId, scope, redirectUri: REDIRECT_URI, nonce, out })],
+    { cwd: BENCH_DIR, env: { ...process.env, LATCH_LOG_LEVEL: 'silent' }, stdio: ['ignore', 'inherit', 'inherit'] },
+  );
+  const secrets = readFileSync(out, 'utf8').trim().split('\n');
+  rmSync(out);
+  return secrets;
+}
+
+export function basicAuthorization(clientId, clientSecret) {
+  return `Basic ${Buffer.from(`${encodeURIComponent(clientId)}:${encodeURIComponent(clientSecret)}`).toString('base64')}`;
+}

@@ -1,0 +1,59 @@
+/**
+ * `npm run profile -- c|d1|e [seconds]`: one scenario against Latch alone, with Latch under
+ * `node --cpu-prof`, then a summary of where its time went. The .cpuprofile is kept in bench/results/profiles/
+ * (open it in Chrome DevTools or speedscope for the flame graph).
+ */
+import { mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import { join } from 'node:path';
+import { buildRequest, runRequests } from './lib/http-load.mjs';
+import { basicAuthorization, BENCH_DIR, ensureLatchBuilt, HOST, mintLatch, REDIRECT_URI, setUpLatchData, startLatch } from './lib/latch.mjs';
+import { cpuMilliseconds, stopProcess } from './lib/processes.mjs';
+import { summarizeProfile } from './lib/profile-summary.mjs';
+
+const scenario = process.argv[2] ?? 'c';
+const seconds = Number(process.argv[3] ?? process.env.BENCH_DURATION_SECONDS ?? 8);
+const connections = Number(process.env.BENCH_CONNECTIONS ?? 32);
+const log = (message) => process.stderr.write(`${message}\n`);
+
+ensureLatchBuilt(log);
+const profileDir = join(BENCH_DIR, 'results', 'profiles');
+mkdirSync(profileDir, { recursive: true });
+const before = new Set(readdirSync(profileDir));
+const workDir = mkdtempSync(join(os.tmpdir(), 'latch-profile-'));
+const setup = setUpLatchData(workDir);
+const latch = await startLatch('Latch', workDir, { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] });
+try {
+  const host = `${HOST}:${latch.port}`;
+  let next;
+  if (scenario === 'c') {
+    const tokens = mintLatch(latch, setup, { kind: 'token', count: 1000, scope: ['openid', 'profile'] });
+    const requests = tokens.map((token) => buildRequest({ path: '/oauth2/userinfo', host, headers: { Authorization: `Bearer ${token}`, Accept: 'application/json' } }));
+    next = (i) => requests[i % requests.length];
+  } else if (scenario === 'd1' || scenario === 'd2') {
+    const scope = scenario === 'd1' ? ['profile'] : ['openid', 'profile'];
+    const codes = mintLatch(latch, setup, { kind: 'code', count: Math.round(seconds * 8000), scope, nonce: scenario === 'd2' ? 'n' : null });
+    const authorization = basicAuthorization(setup.clientId, setup.clientSecret);
+    next = (i) =>
+      i < codes.length
+        ? buildRequest({
+            method: 'POST',
+            path: '/oauth2/token',
+            host,
+            headers: { Authorization: authorization, 'Content-Type': 'application/x-www-form-urlencoded' },
+            body: `grant_type=authorization_code&code=${codes[i]}&redirect_uri=${encodeURIComponent(REDIRECT_URI)}`,
+          })
+        : null;
+  } else {
+    throw new Error(`unknown scenario ${scenario}; use c, d1 or d2`);
+  }
+  const cpuBefore = cpuMilliseconds(latch.pid);
+  const result = await runRequests({ host: HOST, port: latch.port, connections, durationMs: seconds * 1000, next });
+  const cpuMs = cpuMilliseconds(latch.pid) - cpuBefore;
+  log(`${scenario}: ${result.rps.toFixed(0)} req/s, p50 ${result.p50.toFixed(2)} ms, p99 ${result.p99.toFixed(2)} ms, errors ${result.errors}${result.errorSamples[0] ? ` (${result.errorSamples[0]})` : ''}, ${(cpuMs / result.requests).toFixed(3)} ms CPU/request${result.exhausted ? ' (code pool ran out)' : ''}`);
+} finally {
+  await stopProcess(latch.child);
+  rmSync(workDir, { recursive: true, force: true });
+}
+const written = readdirSync(profileDir).filter((name) => !before.has(name) && name.endsWith('.cpuprofile'));
+for (const name of written) process.stdout.write(`${summarizeProfile(join(profileDir, name), 25)}\n`);
