@@ -2,7 +2,42 @@ import type { Kysely } from 'kysely';
 import type { AccessTokenRow, Database } from '../database.js';
 import type { AccessToken, AccessTokenRepository } from '../storage.js';
 import { fromEpochSeconds, fromNullableEpochSeconds, fromScopeText, toEpochSeconds, toExpiryEpochSeconds, toScopeText } from './columns.js';
+import { precompileQuery, type Parameter } from '../precompiled-query.js';
 import { toUser } from './users.js';
+
+// The two queries of the hot paths (token response, userinfo), compiled once (precompiled-query.ts).
+const insertAccessToken = precompileQuery(
+  (
+    db,
+    p: Parameter<{ tokenHash: string; clientId: string; userId: number; scope: string; authorizationCodeHash: string | null; createdAt: number; expiresAt: number }>,
+  ) =>
+    db.insertInto('access_tokens').values({
+      token_hash: p('tokenHash'),
+      client_id: p('clientId'),
+      user_id: p('userId'),
+      scope: p('scope'),
+      authorization_code_hash: p('authorizationCodeHash'),
+      created_at: p('createdAt'),
+      expires_at: p('expiresAt'),
+      revoked_at: null,
+    }),
+);
+
+const findActiveTokenWithUser = precompileQuery(
+  (db, p: Parameter<{ tokenHash: string; now: number }>) =>
+    db
+      .selectFrom('access_tokens as t')
+      .innerJoin('users as u', 'u.id', 't.user_id')
+      .select([
+        't.token_hash', 't.client_id', 't.user_id', 't.scope', 't.authorization_code_hash', 't.created_at',
+        't.expires_at', 't.revoked_at',
+        'u.id', 'u.email', 'u.email_normalized', 'u.email_verified', 'u.name', 'u.avatar_url', 'u.password_hash',
+        'u.created_at as user_created_at', 'u.updated_at as user_updated_at',
+      ])
+      .where('t.token_hash', '=', p('tokenHash'))
+      .where('t.revoked_at', 'is', null)
+      .where('t.expires_at', '>', p('now')),
+);
 
 function toAccessToken(row: AccessTokenRow): AccessToken {
   return {
@@ -20,35 +55,19 @@ function toAccessToken(row: AccessTokenRow): AccessToken {
 export function createAccessTokenRepository(db: Kysely<Database>): AccessTokenRepository {
   return {
     async insert(token) {
-      await db
-        .insertInto('access_tokens')
-        .values({
-          token_hash: token.tokenHash,
-          client_id: token.clientId,
-          user_id: token.userId,
-          scope: toScopeText(token.scope),
-          authorization_code_hash: token.authorizationCodeHash,
-          created_at: toEpochSeconds(token.createdAt),
-          expires_at: toExpiryEpochSeconds(token.expiresAt),
-          revoked_at: null,
-        })
-        .execute();
+      await insertAccessToken(db, {
+        tokenHash: token.tokenHash,
+        clientId: token.clientId,
+        userId: token.userId,
+        scope: toScopeText(token.scope),
+        authorizationCodeHash: token.authorizationCodeHash,
+        createdAt: toEpochSeconds(token.createdAt),
+        expiresAt: toExpiryEpochSeconds(token.expiresAt),
+      });
     },
 
     async findActiveWithUser(tokenHash, now) {
-      const row = await db
-        .selectFrom('access_tokens as t')
-        .innerJoin('users as u', 'u.id', 't.user_id')
-        .select([
-          't.token_hash', 't.client_id', 't.user_id', 't.scope', 't.authorization_code_hash', 't.created_at',
-          't.expires_at', 't.revoked_at',
-          'u.id', 'u.email', 'u.email_normalized', 'u.email_verified', 'u.name', 'u.avatar_url', 'u.password_hash',
-          'u.created_at as user_created_at', 'u.updated_at as user_updated_at',
-        ])
-        .where('t.token_hash', '=', tokenHash)
-        .where('t.revoked_at', 'is', null)
-        .where('t.expires_at', '>', toEpochSeconds(now))
-        .executeTakeFirst();
+      const row = (await findActiveTokenWithUser(db, { tokenHash, now: toEpochSeconds(now) })).rows[0];
       if (!row) return null;
       return {
         token: toAccessToken(row),

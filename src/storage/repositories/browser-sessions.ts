@@ -1,7 +1,13 @@
 import type { Kysely } from 'kysely';
 import type { BrowserSessionRow, Database } from '../database.js';
 import type { BrowserSession, BrowserSessionRepository } from '../storage.js';
+import { precompileQuery, type Parameter } from '../precompiled-query.js';
 import { fromEpochSeconds, toEpochSeconds, toExpiryEpochSeconds } from './columns.js';
+
+/** Read by every request that carries a session cookie: compiled once (precompiled-query.ts). */
+const findActiveSession = precompileQuery((db, p: Parameter<{ sessionHash: string; now: number }>) =>
+  db.selectFrom('browser_sessions').selectAll().where('session_hash', '=', p('sessionHash')).where('expires_at', '>', p('now')),
+);
 
 function toBrowserSession(row: BrowserSessionRow): BrowserSession {
   return {
@@ -35,12 +41,7 @@ export function createBrowserSessionRepository(db: Kysely<Database>): BrowserSes
     },
 
     async findActive(sessionHash, now) {
-      const row = await db
-        .selectFrom('browser_sessions')
-        .selectAll()
-        .where('session_hash', '=', sessionHash)
-        .where('expires_at', '>', toEpochSeconds(now))
-        .executeTakeFirst();
+      const row = (await findActiveSession(db, { sessionHash, now: toEpochSeconds(now) })).rows[0];
       return row ? toBrowserSession(row) : null;
     },
 

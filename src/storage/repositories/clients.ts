@@ -1,7 +1,13 @@
 import type { Kysely } from 'kysely';
 import type { ClientRow, Database } from '../database.js';
 import type { Client, ClientPatch, ClientRepository, NewClient } from '../storage.js';
+import { precompileQuery, type Parameter } from '../precompiled-query.js';
 import { fromEpochSeconds, fromNullableEpochSeconds, toEpochSeconds, toNullableEpochSeconds } from './columns.js';
+
+/** Every token request and authorization request reads its client: compiled once (precompiled-query.ts). */
+const findClientById = precompileQuery((db, p: Parameter<{ clientId: string }>) =>
+  db.selectFrom('clients').selectAll().where('client_id', '=', p('clientId')),
+);
 
 function toClient(row: ClientRow): Client {
   return {
@@ -22,7 +28,7 @@ function toClient(row: ClientRow): Client {
 export function createClientRepository(db: Kysely<Database>): ClientRepository {
   return {
     async findById(clientId) {
-      const row = await db.selectFrom('clients').selectAll().where('client_id', '=', clientId).executeTakeFirst();
+      const row = (await findClientById(db, { clientId })).rows[0];
       return row ? toClient(row) : null;
     },
 

@@ -1,7 +1,13 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { ConsentsTable, Database } from '../database.js';
 import type { Consent, ConsentRepository } from '../storage.js';
+import { precompileQuery, type Parameter } from '../precompiled-query.js';
 import { fromEpochSeconds, fromScopeText, toEpochSeconds, toScopeText } from './columns.js';
+
+/** Read by every authorization request of a signed-in user: compiled once (precompiled-query.ts). */
+const findConsent = precompileQuery((db, p: Parameter<{ userId: number; clientId: string }>) =>
+  db.selectFrom('consents').selectAll().where('user_id', '=', p('userId')).where('client_id', '=', p('clientId')),
+);
 
 function toConsent(row: Selectable<ConsentsTable>): Consent {
   return {
@@ -16,7 +22,7 @@ function toConsent(row: Selectable<ConsentsTable>): Consent {
 export function createConsentRepository(db: Kysely<Database>): ConsentRepository {
   return {
     async find(userId, clientId) {
-      const row = await db.selectFrom('consents').selectAll().where('user_id', '=', userId).where('client_id', '=', clientId).executeTakeFirst();
+      const row = (await findConsent(db, { userId, clientId })).rows[0];
       return row ? toConsent(row) : null;
     },
 

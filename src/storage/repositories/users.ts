@@ -1,7 +1,11 @@
 import type { Kysely } from 'kysely';
 import type { Database, UserRow } from '../database.js';
 import type { NewUser, User, UserPatch, UserRepository } from '../storage.js';
+import { precompileQuery, type Parameter } from '../precompiled-query.js';
 import { fromEpochSeconds, toEpochSeconds } from './columns.js';
+
+/** Read by every token response and every request with a browser session: compiled once (precompiled-query.ts). */
+const findUserById = precompileQuery((db, p: Parameter<{ id: number }>) => db.selectFrom('users').selectAll().where('id', '=', p('id')));
 
 export function toUser(row: UserRow): User {
   return {
@@ -23,7 +27,7 @@ export function normalizeEmail(email: string): string {
 export function createUserRepository(db: Kysely<Database>): UserRepository {
   return {
     async findById(id) {
-      const row = await db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
+      const row = (await findUserById(db, { id })).rows[0];
       return row ? toUser(row) : null;
     },
 
