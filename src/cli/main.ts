@@ -6,7 +6,9 @@ import { AccountError } from '../accounts/user-accounts.js';
 import { ClientRegistrationError } from '../clients/client-registration.js';
 import { ConfigError, loadConfig } from '../config.js';
 import { migrateToLatest, openStorage, storageOptionsFromConfig } from '../storage/open-storage.js';
+import { DatabaseCopyError } from '../storage/database-copy.js';
 import { CLIENT_USAGE, runClientCommand } from './client-commands.js';
+import { DB_USAGE, runDbCommand } from './db-commands.js';
 import { UsageError } from './output.js';
 import { runServeCommand, SERVE_USAGE } from './serve.js';
 import { runUserCommand, USER_USAGE } from './user-commands.js';
@@ -15,7 +17,8 @@ const USAGE = `Usage:
 ${SERVE_USAGE}
 latch migrate                     Apply database migrations and exit
 ${CLIENT_USAGE}
-${USER_USAGE}`;
+${USER_USAGE}
+${DB_USAGE}`;
 
 export async function runCli(argv: string[]): Promise<number> {
   const [command, ...args] = argv;
@@ -32,6 +35,9 @@ export async function runCli(argv: string[]): Promise<number> {
         process.stdout.write(applied.length ? `Applied: ${applied.join(', ')}\n` : 'Database is up to date.\n');
         return 0;
       }
+      case 'db':
+        await runDbCommand(args);
+        return 0;
       case 'client':
       case 'user': {
         const config = loadConfig();
@@ -54,7 +60,7 @@ export async function runCli(argv: string[]): Promise<number> {
         throw new UsageError(`Unknown command: ${command}\n\n${USAGE}`);
     }
   } catch (error) {
-    if (error instanceof UsageError || error instanceof ConfigError || error instanceof AccountError || error instanceof ClientRegistrationError) {
+    if (error instanceof UsageError || error instanceof ConfigError || error instanceof AccountError || error instanceof ClientRegistrationError || error instanceof DatabaseCopyError) {
       process.stderr.write(`latch: ${error.message}\n`);
       return 2;
     }
