@@ -9,7 +9,6 @@ import { randomUUID } from 'node:crypto';
 import fastifyCookie from '@fastify/cookie';
 import fastifyCsrfProtection from '@fastify/csrf-protection';
 import fastifyFormbody from '@fastify/formbody';
-import fastifyHelmet from '@fastify/helmet';
 import fastifyMultipart from '@fastify/multipart';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { createMemoryAttemptCounter, SignInThrottle, type AttemptCounter } from './accounts/sign-in-throttle.js';
@@ -17,6 +16,7 @@ import type { Config } from './config.js';
 import { InvalidRequest } from './errors.js';
 import { authorizeErrorHandler, oauthJsonErrorHandler, pageErrorHandler } from './http/error-handlers.js';
 import { registerHealthRoutes } from './http/health.js';
+import { computeHelmetHeaders } from './http/security-headers.js';
 import './http/request-context.js';
 import { registerAccountRoutes } from './accounts/account-routes.js';
 import { registerEmailVerificationRoutes } from './accounts/email-verification-routes.js';
@@ -78,8 +78,19 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     windowSeconds: config.signInWindowSeconds,
   });
 
-  app.addHook('onRequest', async (request, reply) => {
+  // What every response carries: the request id, and helmet's headers, computed once (security-headers.ts).
+  // Pages set their own CSP (views/render.tsx); API responses get this strict default.
+  const securityHeaders = computeHelmetHeaders({
+    contentSecurityPolicy: { useDefaults: false, directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"], baseUri: ["'none'"], formAction: ["'none'"] } },
+    frameguard: { action: 'deny' },
+    referrerPolicy: { policy: 'no-referrer' },
+    crossOriginResourcePolicy: { policy: 'same-site' },
+    strictTransportSecurity: config.issuer.startsWith('https:') ? { maxAge: 31536000 } : false,
+  });
+  app.addHook('onRequest', (request, reply, done) => {
+    reply.headers(securityHeaders);
     reply.header('x-request-id', request.id);
+    done();
   });
   const mailer = deps.mailer ?? createMailer(config, storage, app.log);
   app.addHook('onClose', async () => mailer.close());
@@ -91,14 +102,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     );
   }
 
-  await app.register(fastifyHelmet, {
-    // Pages set their own CSP (views/render.tsx); API responses get this strict default.
-    contentSecurityPolicy: { useDefaults: false, directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"], baseUri: ["'none'"], formAction: ["'none'"] } },
-    frameguard: { action: 'deny' },
-    referrerPolicy: { policy: 'no-referrer' },
-    crossOriginResourcePolicy: { policy: 'same-site' },
-    hsts: config.issuer.startsWith('https:') ? { maxAge: 31536000 } : false,
-  });
   await app.register(fastifyCookie);
   await app.register(fastifyFormbody, { bodyLimit: BODY_LIMIT_BYTES });
   await app.register(fastifyCsrfProtection, {

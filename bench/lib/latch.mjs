@@ -44,7 +44,7 @@ export function setUpLatchData(dataDir) {
 /** Whether the built Latch knows `serve --workers` (landed with the scale work). */
 export function latchSupportsWorkers() {
   try {
-    return readFileSync(join(ROOT, 'dist', 'cli', 'main.js'), 'utf8').includes("'workers'");
+    return ['main.js', 'serve.js'].some((file) => existsSync(join(ROOT, 'dist', 'cli', file)) && readFileSync(join(ROOT, 'dist', 'cli', file), 'utf8').includes('--workers'));
   } catch {
     return false;
   }
