@@ -1,0 +1,110 @@
+/**
+ * Two `latch serve` processes on one PostgreSQL schema, as behind a load balancer: one flow crosses them
+ * (sign in on A, consent on B, exchange on A, userinfo on B), and simultaneous exchanges of one code sent to
+ * both let exactly one win (the single-use update holds across processes). Skipped when PostgreSQL is
+ * unreachable.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { inputValue, TestBrowser } from '../helpers/browser.js';
+import { startLatchProcess, runLatch, type LatchProcess } from '../helpers/latch-process.js';
+import { authorizeUrl, decide, exchangeCode, pkcePair } from '../helpers/oauth-flow.js';
+import { createTestSchema, POSTGRES_TEST_URL, postgresUnavailableReason, type TestSchema } from '../helpers/postgres.js';
+
+const skip = (await postgresUnavailableReason()) ?? false;
+
+describe('two Latch processes on one PostgreSQL', { skip }, () => {
+  let schema: TestSchema;
+  let a: LatchProcess;
+  let b: LatchProcess;
+  let env: Record<string, string>;
+  let client: { clientId: string; clientSecret: string; redirectUris: string[] };
+  const user = { email: 'crossing@example.com', password: 'correct horse battery staple' };
+  const redirectUri = 'http://127.0.0.1:9999/callback';
+
+  before(async () => {
+    schema = await createTestSchema();
+    // What must match across processes: the database, LATCH_SECRET and LATCH_ISSUER.
+    env = {
+      LATCH_DATABASE_URL: POSTGRES_TEST_URL,
+      LATCH_DATABASE_SCHEMA: schema.name,
+      LATCH_SECRET: 'two-processes-shared-secret-0123456789-abcdef',
+      LATCH_ISSUER: 'http://latch.test',
+    };
+    const migrated = await runLatch(['migrate'], { env });
+    assert.equal(migrated.code, 0, migrated.stderr);
+    [a, b] = await Promise.all([startLatchProcess({ env, args: ['--no-migrate'] }), startLatchProcess({ env, args: ['--no-migrate'] })]);
+    const created = await runLatch(['client', 'create', '--name', 'Crossing App', '--redirect-uri', redirectUri, '--json'], { env });
+    assert.equal(created.code, 0, created.stderr);
+    const parsed = JSON.parse(created.stdout);
+    client = { clientId: parsed.client_id, clientSecret: parsed.client_secret, redirectUris: parsed.redirect_uris };
+    const made = await runLatch(['user', 'create', '--email', user.email, '--name', 'Crossing User', '--email-verified', '--password-stdin', '--json'], { env, input: user.password });
+    assert.equal(made.code, 0, made.stderr);
+  });
+
+  after(async () => {
+    await Promise.all([a?.stop(), b?.stop()]);
+    await schema?.drop();
+  });
+
+  const params = (challenge: string) => ({
+    response_type: 'code',
+    client_id: client.clientId,
+    redirect_uri: redirectUri,
+    scope: 'profile',
+    state: 'cross',
+    code_challenge: challenge,
+    code_challenge_method: 'S256',
+  });
+
+  test('sign in on A, consent on B, exchange on A, userinfo on B', async () => {
+    const browser = new TestBrowser();
+    const { verifier, challenge } = pkcePair();
+
+    const loginPage = await browser.follow(authorizeUrl(a.baseUrl, params(challenge)), a.baseUrl);
+    assert.equal(loginPage.status, 200);
+    const signedIn = await browser.request(`${a.baseUrl}/login`, {
+      form: { _csrf: inputValue(loginPage.body, '_csrf'), return_to: inputValue(loginPage.body, 'return_to'), ...user },
+    });
+    assert.equal(signedIn.status, 303, signedIn.body.slice(0, 300));
+
+    // The browser's next request lands on B: the session made by A is known there.
+    const consentPage = await browser.follow(new URL(signedIn.headers.get('location')!, b.baseUrl).href, b.baseUrl);
+    assert.equal(consentPage.status, 200);
+    assert.match(consentPage.body, /Crossing App/);
+    const decided = await decide(browser, b.baseUrl, consentPage, 'allow');
+    assert.ok(decided.status === 302 || decided.status === 303, `${decided.status}: ${decided.body.slice(0, 300)}`);
+    const redirect = new URL(decided.headers.get('location')!);
+    assert.equal(redirect.searchParams.get('iss'), 'http://latch.test');
+    assert.equal(redirect.searchParams.get('state'), 'cross');
+
+    const token = await exchangeCode(a.baseUrl, client, { grant_type: 'authorization_code', code: redirect.searchParams.get('code')!, code_verifier: verifier });
+    assert.equal(token.status, 200, JSON.stringify(token.body));
+    const info = await fetch(`${b.baseUrl}/oauth2/userinfo`, { headers: { authorization: `Bearer ${token.body.access_token}` } });
+    assert.equal(info.status, 200);
+    assert.equal((await info.json()).email, user.email);
+  });
+
+  test('simultaneous exchanges of one code at both processes: exactly one wins, every round', async () => {
+    const browser = new TestBrowser();
+    // Sign in once (consent is already remembered from the previous test, or given here).
+    let page = await browser.follow(authorizeUrl(b.baseUrl, params(pkcePair().challenge)), b.baseUrl);
+    if (page.status === 200 && page.body.includes('action="/login"')) {
+      page = await browser.follow(`${b.baseUrl}/login`, b.baseUrl, {
+        form: { _csrf: inputValue(page.body, '_csrf'), return_to: inputValue(page.body, 'return_to'), ...user },
+      });
+    }
+    if (page.status === 200) page = await decide(browser, b.baseUrl, page, 'allow');
+
+    for (let round = 0; round < 5; round++) {
+      const { verifier, challenge } = pkcePair();
+      const issued = await browser.follow(authorizeUrl(round % 2 ? a.baseUrl : b.baseUrl, params(challenge)), round % 2 ? a.baseUrl : b.baseUrl);
+      assert.equal(issued.status, 302);
+      const code = new URL(issued.headers.get('location')!).searchParams.get('code')!;
+      const form = { grant_type: 'authorization_code', code, code_verifier: verifier };
+      const results = await Promise.all([a, b, a, b].map((p) => exchangeCode(p.baseUrl, client, form)));
+      assert.deepEqual(results.map((r) => r.status).sort(), [200, 400, 400, 400], `round ${round}`);
+      for (const loser of results.filter((r) => r.status !== 200)) assert.equal(loser.body.error, 'invalid_grant');
+    }
+  });
+});
