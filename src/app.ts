@@ -13,6 +13,7 @@ import fastifyMultipart from '@fastify/multipart';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { createMemoryAttemptCounter, SignInThrottle, type AttemptCounter } from './accounts/sign-in-throttle.js';
 import type { Config } from './config.js';
+import { SigningKeyCache } from './crypto/signing-key-cache.js';
 import { InvalidRequest } from './errors.js';
 import { authorizeErrorHandler, oauthJsonErrorHandler, pageErrorHandler } from './http/error-handlers.js';
 import { registerHealthRoutes } from './http/health.js';
@@ -27,6 +28,8 @@ import { registerLoginRoutes } from './interaction/login.js';
 import { createMailer, type Mailer } from './mail/mailer.js';
 import { outboxPageIsAvailable, registerOutboxRoutes } from './mail/outbox-routes.js';
 import { registerAuthorizeRoutes } from './oauth/authorize.js';
+import { registerDiscoveryRoutes } from './oauth/discovery.js';
+import { registerJwksRoute } from './oauth/jwks.js';
 import { registerTokenRoute } from './oauth/token.js';
 import { registerUserinfoRoutes } from './oauth/userinfo.js';
 import type { Storage } from './storage/storage.js';
@@ -41,6 +44,8 @@ export interface AppDeps {
   attemptCounter?: AttemptCounter;
   /** Outgoing mail; by default SMTP when LATCH_SMTP_URL is set, else the local outbox. */
   mailer?: Mailer;
+  /** The id_token signing keys, loaded once per process; opened here (and closed with the app) when not given. */
+  signingKeys?: SigningKeyCache;
   logger?: FastifyServerOptions['logger'];
 }
 
@@ -77,6 +82,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     maxFailuresPerAddress: config.signInMaxFailuresPerAddress,
     windowSeconds: config.signInWindowSeconds,
   });
+
+  let signingKeys = deps.signingKeys;
+  if (!signingKeys) {
+    const ownKeys = await SigningKeyCache.open(storage, config.secret, { refreshSeconds: config.signingKeyRefreshSeconds, logger: app.log });
+    app.addHook('onClose', async () => ownKeys.close());
+    signingKeys = ownKeys;
+  }
 
   // What every response carries: the request id, and helmet's headers, computed once (security-headers.ts).
   // Pages set their own CSP (views/render.tsx); API responses get this strict default.
@@ -128,6 +140,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     });
     api.setErrorHandler(oauthJsonErrorHandler(storage, 'token'));
     registerTokenRoute(api, { storage, config });
+  });
+
+  await app.register(async function discoveryApi(api) {
+    api.setErrorHandler(oauthJsonErrorHandler(storage, 'discovery'));
+    registerDiscoveryRoutes(api, { config });
+    registerJwksRoute(api, { signingKeys });
   });
 
   await app.register(async function userinfoApi(api) {

@@ -29,6 +29,16 @@ export interface Config {
   secret: string;
   /** Access token lifetime (`LATCH_ACCESS_TOKEN_TTL_SECONDS`, default 3600 as in spec §8). */
   accessTokenTtlSeconds: number;
+  /** id_token lifetime (`LATCH_ID_TOKEN_TTL_SECONDS`, default 3600; OIDC Core §2 `exp`). Also how long a retired signing key stays published. */
+  idTokenTtlSeconds: number;
+  /**
+   * How long `latch keys rotate` publishes a new signing key before it signs (`LATCH_SIGNING_KEY_LEAD_SECONDS`,
+   * default 3600). Keep it above the key refresh interval plus the JWKS cache lifetime (300 s), so that every
+   * process and every client that caches the JWKS knows a key before it sees a token signed with it.
+   */
+  signingKeyLeadSeconds: number;
+  /** How often each process reloads the signing keys from the database (`LATCH_SIGNING_KEY_REFRESH_SECONDS`, default 60). */
+  signingKeyRefreshSeconds: number;
   /** Authorization code lifetime (`LATCH_AUTHORIZATION_CODE_TTL_SECONDS`, default 60; RFC 6749 §4.1.2 says ≤ 10 min). */
   authorizationCodeTtlSeconds: number;
   /** Browser session lifetime after sign-in (`LATCH_SESSION_TTL_SECONDS`, default 86400 = one day). */
@@ -150,6 +160,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databaseUrl,
     secret: '',
     accessTokenTtlSeconds: integer('LATCH_ACCESS_TOKEN_TTL_SECONDS', 3600, 1, 86400),
+    idTokenTtlSeconds: integer('LATCH_ID_TOKEN_TTL_SECONDS', 3600, 60, 86400),
+    signingKeyLeadSeconds: integer('LATCH_SIGNING_KEY_LEAD_SECONDS', 3600, 0, 30 * 86400),
+    signingKeyRefreshSeconds: integer('LATCH_SIGNING_KEY_REFRESH_SECONDS', 60, 1, 3600),
     authorizationCodeTtlSeconds: integer('LATCH_AUTHORIZATION_CODE_TTL_SECONDS', 60, 1, 600),
     sessionTtlSeconds: integer('LATCH_SESSION_TTL_SECONDS', 86400, 300, 90 * 86400),
     developmentMode: flag('LATCH_DEV_MODE'),

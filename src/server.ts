@@ -8,6 +8,7 @@ import { connectRedis, createRedisAttemptCounter } from './accounts/redis-attemp
 import type { AttemptCounter } from './accounts/sign-in-throttle.js';
 import { buildApp } from './app.js';
 import type { Config } from './config.js';
+import { SigningKeyCache } from './crypto/signing-key-cache.js';
 import { openStorage, storageOptionsFromConfig } from './storage/open-storage.js';
 import { OUTBOX_RETENTION_SECONDS } from './mail/mailer.js';
 import type { Storage } from './storage/storage.js';
@@ -16,10 +17,14 @@ const CLEANUP_INTERVAL_MS = 10 * 60 * 1000;
 /** Used and expired codes are kept a day past expiry, so that a late replay is still recognised as reuse. */
 const CODE_RETENTION_SECONDS = 86400;
 const CLIENT_EVENT_RETENTION_SECONDS = 30 * 86400;
+/** Retired signing keys stay a day, so that `latch keys list` shows what happened, then go with their private parts. */
+const RETIRED_SIGNING_KEY_RETENTION_SECONDS = 86400;
 
 export interface RunningServer {
   app: FastifyInstance;
   storage: Storage;
+  /** This process's signing keys (refresh() reloads them at once, instead of waiting for the next interval). */
+  signingKeys: SigningKeyCache;
   url: string;
   close(): Promise<void>;
 }
@@ -32,6 +37,7 @@ export async function deleteExpiredRecords(storage: Storage, now = new Date()): 
   await storage.clientEvents.deleteBefore(seconds(CLIENT_EVENT_RETENTION_SECONDS));
   await storage.emailLinks.deleteExpired(now);
   await storage.outbox.deleteBefore(seconds(OUTBOX_RETENTION_SECONDS));
+  await storage.signingKeys.deleteRetired(seconds(RETIRED_SIGNING_KEY_RETENTION_SECONDS));
 }
 
 export interface StartServerOptions {
@@ -53,6 +59,7 @@ export async function startServer(config: Config, options: StartServerOptions = 
   // Sign-in throttling counters: shared through Redis when configured, else per process (in memory).
   let redis: Redis | undefined;
   let attemptCounter: AttemptCounter | undefined;
+  let signingKeys: SigningKeyCache | undefined;
   try {
     if (config.redisUrl) {
       redis = await connectRedis(config.redisUrl);
@@ -67,12 +74,16 @@ export async function startServer(config: Config, options: StartServerOptions = 
         },
       });
     }
-    app = await buildApp({ config, storage, attemptCounter, logger: options.logger });
+    signingKeys = await SigningKeyCache.open(storage, config.secret, { refreshSeconds: config.signingKeyRefreshSeconds });
+    app = await buildApp({ config, storage, attemptCounter, signingKeys, logger: options.logger });
+    signingKeys.setLogger(app.log);
   } catch (error) {
+    signingKeys?.close();
     redis?.disconnect();
     await storage.close();
     throw error;
   }
+  const keys = signingKeys;
   const url = await app.listen({ port: config.port, host: config.host });
 
   const cleanup = setInterval(() => {
@@ -95,6 +106,7 @@ export async function startServer(config: Config, options: StartServerOptions = 
         await app.close();
       } finally {
         clearTimeout(deadline);
+        keys.close();
         await storage.close();
         await redis?.quit().catch(() => redis?.disconnect());
         await options.onClose?.();
@@ -102,5 +114,5 @@ export async function startServer(config: Config, options: StartServerOptions = 
     })();
     return closing;
   };
-  return { app, storage, url, close };
+  return { app, storage, signingKeys: keys, url, close };
 }

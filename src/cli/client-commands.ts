@@ -7,10 +7,11 @@ import {
   rotateClientSecret,
   type RegistrationPolicy,
 } from '../clients/client-registration.js';
+import { isSigningAlgorithm, SIGNING_ALGORITHMS } from '../crypto/signing-algorithms.js';
 import type { Client, Storage } from '../storage/storage.js';
 import { printFields, printJson, UsageError } from './output.js';
 
-export const CLIENT_USAGE = `latch client create --name NAME --redirect-uri URI [--redirect-uri URI …] [--homepage-url URL] [--json]
+export const CLIENT_USAGE = `latch client create --name NAME --redirect-uri URI [--redirect-uri URI …] [--homepage-url URL] [--id-token-alg RS256|ES256|EdDSA] [--json]
 latch client list [--json]
 latch client show CLIENT_ID [--json]
 latch client add-redirect-uri CLIENT_ID URI
@@ -24,6 +25,7 @@ function describeClient(client: Client) {
     name: client.name,
     redirect_uris: client.redirectUris,
     homepage_url: client.homepageUrl,
+    id_token_signed_response_alg: client.idTokenSignedResponseAlg,
     created_at: client.createdAt.toISOString(),
   };
 }
@@ -37,6 +39,7 @@ export async function runClientCommand(args: string[], storage: Storage, policy:
       name: { type: 'string' },
       'redirect-uri': { type: 'string', multiple: true },
       'homepage-url': { type: 'string' },
+      'id-token-alg': { type: 'string' },
       'grace-seconds': { type: 'string' },
       json: { type: 'boolean', default: false },
     },
@@ -51,12 +54,25 @@ export async function runClientCommand(args: string[], storage: Storage, policy:
     case 'create': {
       if (!values.name) throw new UsageError('latch client create needs --name NAME');
       if (!values['redirect-uri']?.length) throw new UsageError('latch client create needs at least one --redirect-uri URI');
+      const idTokenAlg = values['id-token-alg'];
+      if (idTokenAlg !== undefined && !isSigningAlgorithm(idTokenAlg)) throw new UsageError(`--id-token-alg must be one of ${SIGNING_ALGORITHMS.join(', ')}`);
       const { client, clientSecret } = await registerClient(
         storage,
-        { name: values.name, redirectUris: values['redirect-uri'], homepageUrl: values['homepage-url'] ?? null },
+        {
+          name: values.name,
+          redirectUris: values['redirect-uri'],
+          homepageUrl: values['homepage-url'] ?? null,
+          ...(idTokenAlg !== undefined && { idTokenSignedResponseAlg: idTokenAlg }),
+        },
         policy,
       );
-      const result = { client_id: client.clientId, client_secret: clientSecret, name: client.name, redirect_uris: client.redirectUris };
+      const result = {
+        client_id: client.clientId,
+        client_secret: clientSecret,
+        name: client.name,
+        redirect_uris: client.redirectUris,
+        id_token_signed_response_alg: client.idTokenSignedResponseAlg,
+      };
       if (values.json) printJson(result);
       else {
         printFields(result);

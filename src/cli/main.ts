@@ -5,10 +5,13 @@
 import { AccountError } from '../accounts/user-accounts.js';
 import { ClientRegistrationError } from '../clients/client-registration.js';
 import { ConfigError, loadConfig } from '../config.js';
+import { SigningKeyStartupError } from '../crypto/signing-key-cache.js';
+import { SigningKeyRetirementError } from '../crypto/signing-keys.js';
 import { migrateToLatest, openStorage, storageOptionsFromConfig } from '../storage/open-storage.js';
 import { DatabaseCopyError } from '../storage/database-copy.js';
 import { CLIENT_USAGE, runClientCommand } from './client-commands.js';
 import { DB_USAGE, runDbCommand } from './db-commands.js';
+import { KEYS_USAGE, runKeysCommand } from './key-commands.js';
 import { UsageError } from './output.js';
 import { runServeCommand, SERVE_USAGE } from './serve.js';
 import { runUserCommand, USER_USAGE } from './user-commands.js';
@@ -18,7 +21,8 @@ ${SERVE_USAGE}
 latch migrate                     Apply database migrations and exit
 ${CLIENT_USAGE}
 ${USER_USAGE}
-${DB_USAGE}`;
+${DB_USAGE}
+${KEYS_USAGE}`;
 
 export async function runCli(argv: string[]): Promise<number> {
   const [command, ...args] = argv;
@@ -39,11 +43,13 @@ export async function runCli(argv: string[]): Promise<number> {
         await runDbCommand(args);
         return 0;
       case 'client':
-      case 'user': {
+      case 'user':
+      case 'keys': {
         const config = loadConfig();
         const storage = await openStorage(config.databaseUrl, storageOptionsFromConfig(config));
         try {
           if (command === 'client') await runClientCommand(args, storage, { developmentMode: config.developmentMode });
+          else if (command === 'keys') await runKeysCommand(args, storage, config);
           else await runUserCommand(args, storage);
         } finally {
           await storage.close();
@@ -60,7 +66,15 @@ export async function runCli(argv: string[]): Promise<number> {
         throw new UsageError(`Unknown command: ${command}\n\n${USAGE}`);
     }
   } catch (error) {
-    if (error instanceof UsageError || error instanceof ConfigError || error instanceof AccountError || error instanceof ClientRegistrationError || error instanceof DatabaseCopyError) {
+    if (
+      error instanceof UsageError ||
+      error instanceof ConfigError ||
+      error instanceof AccountError ||
+      error instanceof ClientRegistrationError ||
+      error instanceof SigningKeyStartupError ||
+      error instanceof SigningKeyRetirementError ||
+      error instanceof DatabaseCopyError
+    ) {
       process.stderr.write(`latch: ${error.message}\n`);
       return 2;
     }

@@ -3,6 +3,7 @@
  * Secrets are returned once, at creation or rotation, and only their hashes are stored.
  */
 import { generateIdentifier, generateSecret, hashSecret, SECRET_PREFIX } from '../crypto/secrets.js';
+import type { SigningAlgorithm } from '../crypto/signing-algorithms.js';
 import type { Client, Storage } from '../storage/storage.js';
 import { checkRedirectUri } from './redirect-uri-policy.js';
 
@@ -18,6 +19,8 @@ export interface NewClientRegistration {
   ownerUserId?: number | null;
   homepageUrl?: string | null;
   logoUrl?: string | null;
+  /** id_token signing algorithm (OIDC Registration `id_token_signed_response_alg`); RS256 when left out. */
+  idTokenSignedResponseAlg?: SigningAlgorithm;
 }
 
 export const MAX_REDIRECT_URIS = 20;
@@ -58,6 +61,7 @@ export async function registerClient(
       ownerUserId: registration.ownerUserId ?? null,
       homepageUrl: registration.homepageUrl ?? null,
       logoUrl: registration.logoUrl ?? null,
+      ...(registration.idTokenSignedResponseAlg !== undefined && { idTokenSignedResponseAlg: registration.idTokenSignedResponseAlg }),
     },
     now,
   );

@@ -32,6 +32,8 @@ export interface ClientsTable {
   logo_url: string | null;
   created_at: number;
   updated_at: number;
+  /** JWS alg of this client's id_tokens (RS256, ES256 or EdDSA); RS256 unless registered otherwise. */
+  id_token_signed_response_alg: Generated<string>;
 }
 
 export interface AuthorizationCodesTable {
@@ -124,6 +126,19 @@ export interface AvatarImagesTable {
   created_at: number;
 }
 
+export interface SigningKeysTable {
+  kid: string;
+  alg: string;
+  /** JSON public JWK. */
+  public_jwk: string;
+  /** Encrypted private JWK (crypto/key-encryption.ts); never stored in clear. */
+  private_jwk_encrypted: string;
+  created_at: number;
+  activates_at: number;
+  deactivates_at: number | null;
+  retires_at: number | null;
+}
+
 export interface Database {
   users: UsersTable;
   clients: ClientsTable;
@@ -135,6 +150,7 @@ export interface Database {
   email_links: EmailLinksTable;
   outbox_messages: OutboxMessagesTable;
   avatar_images: AvatarImagesTable;
+  signing_keys: SigningKeysTable;
 }
 
 export type UserRow = Selectable<UsersTable>;
@@ -144,3 +160,4 @@ export type AuthorizationCodeRow = Selectable<AuthorizationCodesTable>;
 export type AccessTokenRow = Selectable<AccessTokensTable>;
 export type BrowserSessionRow = Selectable<BrowserSessionsTable>;
 export type ClientEventRow = Selectable<ClientEventsTable>;
+export type SigningKeyRow = Selectable<SigningKeysTable>;

@@ -16,6 +16,7 @@ import { createBrowserSessionRepository } from './repositories/browser-sessions.
 import { createClientEventRepository } from './repositories/client-events.js';
 import { createClientRepository } from './repositories/clients.js';
 import { createConsentRepository } from './repositories/consents.js';
+import { createSigningKeyRepository } from './repositories/signing-keys.js';
 import { createUserRepository } from './repositories/users.js';
 import { createPostgresPool } from './postgres-pool.js';
 import { createAvatarImageRepository } from './repositories/avatar-images.js';
@@ -112,6 +113,7 @@ export function bindRepositories(db: Kysely<Database>, dialect: Storage['dialect
     emailLinks: createEmailLinkRepository(db),
     outbox: createOutboxRepository(db),
     avatarImages: createAvatarImageRepository(db),
+    signingKeys: createSigningKeyRepository(db),
     transaction: (fn) => db.transaction().execute((trx) => fn(bindRepositories(trx, dialect, close))),
     async ping() {
       try {

@@ -2,6 +2,7 @@
  * The storage interface the rest of Latch depends on: one repository per aggregate, record types in domain
  * form (Dates, booleans, arrays), never SQL. Implemented over Kysely in repositories/*.ts for both dialects.
  */
+import type { SigningAlgorithm } from '../crypto/signing-algorithms.js';
 
 export interface User {
   id: number;
@@ -42,12 +43,17 @@ export interface Client {
   ownerUserId: number | null;
   homepageUrl: string | null;
   logoUrl: string | null;
+  /** The JWS alg of this client's id_tokens (OIDC Registration `id_token_signed_response_alg`), RS256 by default. */
+  idTokenSignedResponseAlg: SigningAlgorithm;
   createdAt: Date;
   updatedAt: Date;
 }
-export type NewClient = Omit<Client, 'createdAt' | 'updatedAt'>;
+export type NewClient = Omit<Client, 'createdAt' | 'updatedAt' | 'idTokenSignedResponseAlg'> & { idTokenSignedResponseAlg?: SigningAlgorithm };
 export type ClientPatch = Partial<
-  Pick<Client, 'name' | 'secretHash' | 'previousSecretHash' | 'previousSecretExpiresAt' | 'redirectUris' | 'homepageUrl' | 'logoUrl'>
+  Pick<
+    Client,
+    'name' | 'secretHash' | 'previousSecretHash' | 'previousSecretExpiresAt' | 'redirectUris' | 'homepageUrl' | 'logoUrl' | 'idTokenSignedResponseAlg'
+  >
 >;
 
 export interface ClientRepository {
@@ -239,6 +245,37 @@ export interface AvatarImageRepository {
   deleteByUserExcept(userId: number, keepId: string | null): Promise<number>;
 }
 
+/** An id_token signing key as stored: the private part only in encrypted form. State derives from the times. */
+export interface SigningKeyRecord {
+  kid: string;
+  alg: SigningAlgorithm;
+  publicJwk: Record<string, unknown>;
+  privateJwkEncrypted: string;
+  createdAt: Date;
+  /** Published from creation; signs from this moment. */
+  activatesAt: Date;
+  /** Stops signing here; null while it is the newest key of its algorithm. */
+  deactivatesAt: Date | null;
+  /** Leaves the JWKS here; null while it may still sign. */
+  retiresAt: Date | null;
+}
+
+export interface SigningKeyRepository {
+  /** Every key not retired at `now` (published in the JWKS), oldest activation first. */
+  listPublished(now: Date): Promise<SigningKeyRecord[]>;
+  listAll(): Promise<SigningKeyRecord[]>;
+  insert(key: SigningKeyRecord): Promise<void>;
+  /**
+   * Ends every key of `alg` that has no end yet (rotation, run in one transaction with the successor's insert):
+   * it stops signing at `deactivatesAt` and leaves the JWKS at `retiresAt`. Returns the kids it ended.
+   */
+  endOpenKeys(alg: SigningAlgorithm, deactivatesAt: Date, retiresAt: Date): Promise<string[]>;
+  /** Ends one key now (compromise): stops signing and leaves the JWKS at once. False when no such key. */
+  retireNow(kid: string, now: Date): Promise<boolean>;
+  /** Deletes keys retired before `before`, with their encrypted private parts. */
+  deleteRetired(before: Date): Promise<number>;
+}
+
 export interface Storage {
   readonly dialect: 'sqlite' | 'postgres';
   users: UserRepository;
@@ -251,6 +288,7 @@ export interface Storage {
   emailLinks: EmailLinkRepository;
   outbox: OutboxRepository;
   avatarImages: AvatarImageRepository;
+  signingKeys: SigningKeyRepository;
   /** Runs fn with repositories bound to one transaction. Keep it short: SQLite has one writer. */
   transaction<T>(fn: (storage: Storage) => Promise<T>): Promise<T>;
   /** True when the database answers. */

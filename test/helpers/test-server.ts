@@ -12,6 +12,7 @@ import { createUserAccount } from '../../src/accounts/user-accounts.js';
 import { registerClient } from '../../src/clients/client-registration.js';
 import { buildLoggerOptions } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config.js';
+import type { SigningAlgorithm } from '../../src/crypto/signing-algorithms.js';
 import { startServer, type RunningServer } from '../../src/server.js';
 import type { User } from '../../src/storage/storage.js';
 import { createTestSchema, POSTGRES_TEST_URL, postgresUnavailableReason } from './postgres.js';
@@ -21,7 +22,9 @@ export interface TestServer extends RunningServer {
   config: Config;
   dataDir: string;
   createUser(overrides?: Partial<{ email: string; name: string; password: string; avatarUrl: string | null; emailVerified: boolean }>): Promise<{ user: User; password: string }>;
-  createClient(overrides?: Partial<{ name: string; redirectUris: string[] }>): Promise<{ clientId: string; clientSecret: string; redirectUris: string[]; name: string }>;
+  createClient(
+    overrides?: Partial<{ name: string; redirectUris: string[]; idTokenSignedResponseAlg: SigningAlgorithm }>,
+  ): Promise<{ clientId: string; clientSecret: string; redirectUris: string[]; name: string }>;
   /** The JSON log lines written so far (only with `captureLog`). */
   logLines(): Array<Record<string, any>>;
   /** Stops the server and removes its data (unless keepData). */
@@ -110,7 +113,11 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     },
     async createClient(overrides = {}) {
       const redirectUris = overrides.redirectUris ?? ['http://127.0.0.1:9999/callback'];
-      const { client, clientSecret } = await registerClient(server.storage, { name: overrides.name ?? 'Test App', redirectUris }, { developmentMode: false });
+      const { client, clientSecret } = await registerClient(
+        server.storage,
+        { name: overrides.name ?? 'Test App', redirectUris, ...(overrides.idTokenSignedResponseAlg && { idTokenSignedResponseAlg: overrides.idTokenSignedResponseAlg }) },
+        { developmentMode: false },
+      );
       return { clientId: client.clientId, clientSecret, redirectUris: client.redirectUris, name: client.name };
     },
     logLines() {

@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { DEFAULT_SIGNING_ALGORITHM, isSigningAlgorithm } from '../../crypto/signing-algorithms.js';
 import type { ClientRow, Database } from '../database.js';
 import type { Client, ClientPatch, ClientRepository, NewClient } from '../storage.js';
 import { precompileQuery, type Parameter } from '../precompiled-query.js';
@@ -20,6 +21,7 @@ function toClient(row: ClientRow): Client {
     ownerUserId: row.owner_user_id === null ? null : Number(row.owner_user_id),
     homepageUrl: row.homepage_url,
     logoUrl: row.logo_url,
+    idTokenSignedResponseAlg: isSigningAlgorithm(row.id_token_signed_response_alg) ? row.id_token_signed_response_alg : DEFAULT_SIGNING_ALGORITHM,
     createdAt: fromEpochSeconds(row.created_at),
     updatedAt: fromEpochSeconds(row.updated_at),
   };
@@ -56,6 +58,7 @@ export function createClientRepository(db: Kysely<Database>): ClientRepository {
           owner_user_id: client.ownerUserId,
           homepage_url: client.homepageUrl,
           logo_url: client.logoUrl,
+          id_token_signed_response_alg: client.idTokenSignedResponseAlg ?? DEFAULT_SIGNING_ALGORITHM,
           created_at: at,
           updated_at: at,
         })
@@ -77,6 +80,7 @@ export function createClientRepository(db: Kysely<Database>): ClientRepository {
           ...(patch.redirectUris !== undefined && { redirect_uris: JSON.stringify(patch.redirectUris) }),
           ...(patch.homepageUrl !== undefined && { homepage_url: patch.homepageUrl }),
           ...(patch.logoUrl !== undefined && { logo_url: patch.logoUrl }),
+          ...(patch.idTokenSignedResponseAlg !== undefined && { id_token_signed_response_alg: patch.idTokenSignedResponseAlg }),
           updated_at: toEpochSeconds(now),
         })
         .where('client_id', '=', clientId)

@@ -1,0 +1,65 @@
+/**
+ * The id_token (OIDC Core §2, §3.1.3.3, §3.1.3.6): a JWS signed with the client's algorithm by the key the
+ * in-process cache holds, so issuing one costs a signature and no I/O.
+ *
+ * The profile claims (email, email_verified, name, picture) are in the id_token as well as at userinfo: the
+ * spec (§5.7) lets clients decode the id_token instead of calling userinfo.
+ */
+import { createHash } from 'node:crypto';
+import { SignJWT } from 'jose';
+import type { SigningKeyCache } from '../crypto/signing-key-cache.js';
+import type { SigningAlgorithm } from '../crypto/signing-algorithms.js';
+import type { User } from '../storage/storage.js';
+
+export const ID_TOKEN_CLAIMS = ['iss', 'sub', 'aud', 'exp', 'iat', 'auth_time', 'nonce', 'at_hash', 'azp', 'email', 'email_verified', 'name', 'picture'] as const;
+
+export interface IdTokenContents {
+  issuer: string;
+  clientId: string;
+  alg: SigningAlgorithm;
+  user: User;
+  scope: readonly string[];
+  nonce: string | null;
+  authTime: Date;
+  accessToken: string;
+  ttlSeconds: number;
+  now: Date;
+}
+
+/**
+ * at_hash (OIDC Core §3.1.3.6): base64url of the left half of the access token's hash, with the hash of the
+ * JWS alg: SHA-256 for RS256 and ES256; SHA-512 for EdDSA, since Ed25519 hashes with SHA-512 (as the OpenID
+ * conformance suite and the client libraries compute it).
+ */
+export function computeAtHash(accessToken: string, alg: SigningAlgorithm): string {
+  const digest = createHash(alg === 'EdDSA' ? 'sha512' : 'sha256').update(accessToken, 'ascii').digest();
+  return digest.subarray(0, digest.length / 2).toString('base64url');
+}
+
+export function buildIdTokenClaims(contents: IdTokenContents): Record<string, unknown> {
+  const issuedAt = Math.floor(contents.now.getTime() / 1000);
+  const claims: Record<string, unknown> = {
+    iss: contents.issuer,
+    sub: String(contents.user.id),
+    aud: contents.clientId,
+    exp: issuedAt + contents.ttlSeconds,
+    iat: issuedAt,
+    auth_time: Math.floor(contents.authTime.getTime() / 1000),
+    // OIDC Core §3.1.2.1: echoed exactly when the authorization request had one.
+    ...(contents.nonce !== null && { nonce: contents.nonce }),
+    at_hash: computeAtHash(contents.accessToken, contents.alg),
+    azp: contents.clientId,
+  };
+  if (contents.scope.includes('profile')) {
+    claims.email = contents.user.email;
+    claims.email_verified = contents.user.emailVerified;
+    claims.name = contents.user.name;
+    if (contents.user.avatarUrl) claims.picture = contents.user.avatarUrl;
+  }
+  return claims;
+}
+
+export async function createIdToken(keys: SigningKeyCache, contents: IdTokenContents): Promise<string> {
+  const key = keys.signingKey(contents.alg, contents.now);
+  return new SignJWT(buildIdTokenClaims(contents)).setProtectedHeader({ alg: key.alg, kid: key.kid, typ: 'JWT' }).sign(key.privateKey);
+}
