@@ -77,6 +77,7 @@ export async function startServer(config: Config, options: StartServerOptions = 
     signingKeys = await SigningKeyCache.open(storage, config.secret, { refreshSeconds: config.signingKeyRefreshSeconds });
     app = await buildApp({ config, storage, attemptCounter, signingKeys, logger: options.logger });
     signingKeys.setLogger(app.log);
+    if (!signingKeys.isLoaded) app.log.warn('signing keys are not available yet (database unreachable or not migrated); retrying on first use');
   } catch (error) {
     signingKeys?.close();
     redis?.disconnect();

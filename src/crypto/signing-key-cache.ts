@@ -5,6 +5,7 @@
  * another process) are published here well before they sign (crypto/signing-keys.ts).
  */
 import { importJWK, type JWK } from 'jose';
+import { TemporarilyUnavailable } from '../errors.js';
 import type { SigningKeyRecord, Storage } from '../storage/storage.js';
 import { createKeyEncryption, KeyDecryptionError, type KeyEncryption } from './key-encryption.js';
 import type { SigningAlgorithm } from './signing-algorithms.js';
@@ -33,6 +34,7 @@ export class SigningKeyCache {
   private keys: LoadedSigningKey[] = [];
   private timer: NodeJS.Timeout | undefined;
   private refreshing: Promise<void> | undefined;
+  private loaded = false;
 
   private constructor(
     private readonly storage: Storage,
@@ -40,10 +42,14 @@ export class SigningKeyCache {
     private options: SigningKeyCacheOptions,
   ) {}
 
-  /** Generates the first keys if there are none, loads every published key, and starts the periodic reload. */
+  /**
+   * Generates the first keys if there are none, loads every published key, and starts the periodic reload.
+   * A process may start before its database is reachable or migrated (`latch serve --no-migrate`, readiness
+   * probes): then it starts without keys and loads them on first use or at the next reload. Keys that exist
+   * but do not decrypt are a configuration error and stop the start.
+   */
   static async open(storage: Storage, secret: string, options: SigningKeyCacheOptions): Promise<SigningKeyCache> {
     const cache = new SigningKeyCache(storage, createKeyEncryption(secret), options);
-    await ensureSigningKeys(storage, cache.encryption);
     try {
       await cache.load(new Date(), { strict: true });
     } catch (error) {
@@ -53,10 +59,10 @@ export class SigningKeyCache {
           { cause: error },
         );
       }
-      throw error;
+      options.logger?.warn({ err: error }, 'signing keys are not available yet (database unreachable or not migrated); retrying on first use');
     }
     cache.timer = setInterval(() => {
-      cache.refresh().catch((err: unknown) => options.logger?.warn({ err }, 'reloading signing keys failed; keeping the keys loaded before'));
+      cache.refresh().catch((err: unknown) => cache.options.logger?.warn({ err }, 'reloading signing keys failed; keeping the keys loaded before'));
     }, options.refreshSeconds * 1000);
     cache.timer.unref();
     return cache;
@@ -70,6 +76,21 @@ export class SigningKeyCache {
     return this.refreshing;
   }
 
+  /** True once keys have been loaded; before that, `ensureLoaded` tries once more. */
+  get isLoaded(): boolean {
+    return this.loaded;
+  }
+
+  /** Loads now if the start could not (database not ready then). Cheap once loaded. */
+  async ensureLoaded(): Promise<void> {
+    if (this.loaded) return;
+    try {
+      await this.refresh();
+    } catch (error) {
+      throw new TemporarilyUnavailable('The signing keys cannot be loaded right now; retry shortly', { cause: error });
+    }
+  }
+
   /** Where reload failures are reported, once the app's logger exists. */
   setLogger(logger: NonNullable<SigningKeyCacheOptions['logger']>): void {
     this.options.logger = logger;
@@ -79,10 +100,14 @@ export class SigningKeyCache {
     clearInterval(this.timer);
   }
 
-  /** The key that signs for `alg` now. Throws when there is none (never after `open` unless keys were retired by hand). */
+  /** The key that signs for `alg` now. Throws when there is none (keys not loaded yet, or all retired by hand). */
   signingKey(alg: SigningAlgorithm, now = new Date()): LoadedSigningKey {
     const key = pickSigningKey(this.keys, alg, now);
-    if (!key) throw new Error(`No active ${alg} signing key; run \`latch keys rotate --alg ${alg}\``);
+    if (!key) {
+      throw new TemporarilyUnavailable(`No ${alg} signing key is available on this server yet; retry shortly`, {
+        cause: new Error(this.loaded ? `no active ${alg} key: run \`latch keys rotate --alg ${alg}\`` : 'signing keys not loaded yet'),
+      });
+    }
     return key;
   }
 
@@ -98,6 +123,8 @@ export class SigningKeyCache {
   }
 
   private async load(now: Date, { strict }: { strict: boolean }): Promise<void> {
+    // Also on reloads: a process that started before `latch migrate` generates the first keys once it can.
+    if (!this.loaded) await ensureSigningKeys(this.storage, this.encryption, now);
     const rows = await this.storage.signingKeys.listPublished(now);
     const known = new Map(this.keys.map((key) => [key.kid, key]));
     const next: LoadedSigningKey[] = [];
@@ -116,6 +143,7 @@ export class SigningKeyCache {
       }
     }
     this.keys = next;
+    this.loaded = true;
   }
 
   private async importKey(row: SigningKeyRecord): Promise<LoadedSigningKey> {

@@ -11,6 +11,7 @@ export const JWKS_MAX_AGE_SECONDS = 300;
 
 export function registerJwksRoute(app: FastifyInstance, { signingKeys }: { signingKeys: SigningKeyCache }): void {
   app.get('/oauth2/jwks', async (_request, reply) => {
+    await signingKeys.ensureLoaded();
     // application/json rather than application/jwk-set+json (RFC 7517 §8.5): every client library reads it.
     return publicJson(reply, JWKS_MAX_AGE_SECONDS).send(JSON.stringify(signingKeys.publishedJwks()));
   });

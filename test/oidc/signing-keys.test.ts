@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, afterEach, describe, mock, test } from 'node:test';
 import { createKeyEncryption, KeyDecryptionError } from '../../src/crypto/key-encryption.js';
 import { SigningKeyStartupError } from '../../src/crypto/signing-key-cache.js';
+import { openStorage, storageOptionsFromConfig } from '../../src/storage/open-storage.js';
 import { runLatchCli } from '../helpers/cli.js';
 import { startTestServer, type TestServer, type TestServerOptions } from '../helpers/test-server.js';
 
@@ -62,6 +63,20 @@ describe('signing keys at rest', () => {
       startTestServer({ ...sameDatabaseAs(owner), env: { LATCH_SECRET: 'a-different-secret-that-is-long-enough-987654' } }),
       (error: unknown) => error instanceof SigningKeyStartupError && /LATCH_SECRET/.test(error.message),
     );
+  });
+
+  test('a process started before the migrations (serve --no-migrate) generates and loads its keys on first use', async () => {
+    const server = await startTestServer({ migrate: false });
+    servers.push(server);
+    assert.equal(server.signingKeys.isLoaded, false);
+    const early = await fetch(`${server.baseUrl}/oauth2/jwks`);
+    assert.equal(early.status, 503);
+    assert.equal((await early.json()).error, 'temporarily_unavailable');
+
+    const migrator = await openStorage(server.config.databaseUrl, storageOptionsFromConfig(server.config));
+    await migrator.close();
+    assert.equal((await jwksKids(server)).length, 3);
+    assert.equal(server.signingKeys.isLoaded, true);
   });
 
   test('are held in memory: JWKS and signing keep working without reading keys from the database per request', async () => {
