@@ -13,6 +13,8 @@ import { availableParallelism } from 'node:os';
 import { parseArgs } from 'node:util';
 import pino from 'pino';
 import { loadConfig, type Config } from '../config.js';
+import { createKeyEncryption } from '../crypto/key-encryption.js';
+import { ensureSigningKeys } from '../crypto/signing-keys.js';
 import { startServer } from '../server.js';
 import { migrateToLatest, openStorage, storageOptionsFromConfig } from '../storage/open-storage.js';
 import { UsageError } from './output.js';
@@ -75,6 +77,8 @@ async function runPrimary(config: Config, options: { migrate: boolean; workers: 
     const storage = await openStorage(config.databaseUrl, { ...storageOptions, migrate: false });
     try {
       await migrateToLatest(storage.db, storageOptions);
+      // The first signing keys too, once, so that the workers only load them rather than each generate some.
+      await ensureSigningKeys(storage, createKeyEncryption(config.secret));
     } finally {
       await storage.close();
     }

@@ -38,6 +38,8 @@ export const COPY_PLAN: readonly CopiedTable[] = [
   { table: 'email_links', key: ['token_hash'] },
   { table: 'outbox_messages', key: ['id'], identity: 'id' },
   { table: 'avatar_images', key: ['id'] },
+  // Private parts stay encrypted under LATCH_SECRET: the target must run with the same secret.
+  { table: 'signing_keys', key: ['kid'] },
 ];
 
 /** Kysely's own bookkeeping: written by the migrations on the target, never copied. */
