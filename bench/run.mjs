@@ -13,13 +13,13 @@
  */
 import { execFileSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
 import { buildRequest, headerValues, runRequests, runVirtualUsers } from './lib/http-load.mjs';
 import { basicAuthorization, BENCH_DIR, ensureLatchBuilt, HOST, latchSupportsWorkers, mintLatch, REDIRECT_URI, ROOT, setUpLatchData, startLatch, USER_EMAIL, USER_PASSWORD } from './lib/latch.mjs';
 import { cpuMilliseconds, rssBytes, startListeningScript, stopProcess } from './lib/processes.mjs';
-import { renderMarkdown, renderTerminal } from './lib/report.mjs';
+import { memorySection, renderMarkdown, renderTerminal } from './lib/report.mjs';
 import { machineCpuMilliseconds, summarize } from './lib/stats.mjs';
 
 const env = process.env;
@@ -548,7 +548,9 @@ async function main() {
     writeFileSync(join(BENCH_DIR, 'results', `bench-${startedAt.toISOString().replace(/[:.]/g, '-')}.json`), JSON.stringify(report, null, 2));
     process.stdout.write(`${renderTerminal(report)}\n`);
     if ((env.BENCH_WRITE_REPORT ?? '1') !== '0') {
-      writeFileSync(join(ROOT, 'BENCHMARKS.md'), renderMarkdown(report));
+      const target = join(ROOT, 'BENCHMARKS.md');
+      const memory = existsSync(target) ? memorySection(readFileSync(target, 'utf8')) : '';
+      writeFileSync(target, memory ? `${renderMarkdown(report)}\n${memory}\n` : renderMarkdown(report));
       log(`wrote ${join(ROOT, 'BENCHMARKS.md')}`);
     }
   } finally {

@@ -72,6 +72,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const app = Fastify({
     logger: deps.logger ?? buildLoggerOptions(config),
     genReqId: () => randomUUID(),
+    // One log line per request (below) instead of Fastify's two: the same facts at half the logging cost on
+    // the hot paths.
+    disableRequestLogging: true,
     trustProxy: config.trustProxy,
     bodyLimit: BODY_LIMIT_BYTES,
     routerOptions: { maxParamLength: 200 },
@@ -102,6 +105,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.addHook('onRequest', (request, reply, done) => {
     reply.headers(securityHeaders);
     reply.header('x-request-id', request.id);
+    done();
+  });
+  app.addHook('onResponse', (request, reply, done) => {
+    request.log.info({ req: request, res: reply, responseTime: reply.elapsedTime }, 'request completed');
     done();
   });
   const mailer = deps.mailer ?? createMailer(config, storage, app.log);

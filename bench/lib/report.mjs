@@ -10,6 +10,16 @@ export const TARGETS = {
 };
 export const SIGN_IN_TARGET_SHARE_OF_ARGON2 = 0.85;
 export const FIXED_LOAD_P99_TARGET_MS = 5;
+/** memory.mjs writes its section of BENCHMARKS.md between these; run.mjs keeps it when it rewrites the file. */
+export const MEMORY_START = '<!-- bench:memory:start -->';
+export const MEMORY_END = '<!-- bench:memory:end -->';
+
+/** The memory section of an existing BENCHMARKS.md, or '' when there is none. */
+export function memorySection(markdown) {
+  const start = markdown.indexOf(MEMORY_START);
+  const end = markdown.indexOf(MEMORY_END);
+  return start >= 0 && end > start ? markdown.slice(start, end + MEMORY_END.length) : '';
+}
 
 const fmtRate = (v) => (Number.isFinite(v) ? (v >= 100 ? v.toFixed(0) : v.toFixed(1)) : '–');
 const fmtMs = (v) => (Number.isFinite(v) ? (v >= 100 ? v.toFixed(0) : v >= 10 ? v.toFixed(1) : v.toFixed(2)) : '–');
