@@ -85,19 +85,37 @@ async function ensurePostgresSchema(db: Kysely<Database>, schema: string | null 
   if (schema) await db.schema.createSchema(schema).ifNotExists().execute();
 }
 
-export async function migrateToLatest(db: Kysely<Database>, options: Pick<OpenStorageOptions, 'postgresSchema'> = {}): Promise<MigrationResultSet> {
-  if (db.getExecutor().adapter instanceof PostgresAdapter) await ensurePostgresSchema(db, options.postgresSchema);
-  const migrator = await createMigrator(db);
-  const result = await migrator.migrateToLatest();
-  if (result.error) throw result.error;
-  return result;
+/** PostgreSQL's undefined_table, and SQLite's wording of it. */
+function isMissingTable(error: unknown): boolean {
+  return (error as { code?: unknown }).code === '42P01' || /no such table/i.test((error as Error).message ?? '');
 }
 
-/** True when every migration this code knows has been applied. */
+export async function migrateToLatest(db: Kysely<Database>, options: Pick<OpenStorageOptions, 'postgresSchema'> = {}): Promise<MigrationResultSet> {
+  if (db.getExecutor().adapter instanceof PostgresAdapter) await ensurePostgresSchema(db, options.postgresSchema);
+  for (let attempt = 1; ; attempt++) {
+    const migrator = await createMigrator(db);
+    const result = await migrator.migrateToLatest();
+    if (!result.error) return result;
+    // Kysely's migrator introspects every schema of the database; a table dropped in another schema at that
+    // moment fails it with undefined_table. Migrations run in one transaction on PostgreSQL, so try again.
+    if (attempt >= 3 || !isMissingTable(result.error)) throw result.error;
+  }
+}
+
+/**
+ * True when every migration this code knows has been applied. Reads Kysely's migration table directly (not
+ * through its introspection of the whole database): readiness probes call this often.
+ */
 export async function migrationsAreCurrent(db: Kysely<Database>): Promise<boolean> {
-  const migrator = await createMigrator(db);
-  const applied = (await migrator.getMigrations()).filter((m) => m.executedAt !== undefined).length;
-  return applied === Object.keys(migrations).length;
+  let applied: Set<string>;
+  try {
+    const { rows } = await sql<{ name: string }>`select name from kysely_migration`.execute(db);
+    applied = new Set(rows.map((row) => row.name));
+  } catch (error) {
+    if (isMissingTable(error)) return false;
+    throw error;
+  }
+  return Object.keys(migrations).every((name) => applied.has(name));
 }
 
 export function bindRepositories(db: Kysely<Database>, dialect: Storage['dialect'], close: () => Promise<void>): Storage {

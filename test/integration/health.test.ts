@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { openStorage } from '../../src/storage/open-storage.js';
+import { openStorage, storageOptionsFromConfig } from '../../src/storage/open-storage.js';
 import { startTestServer } from '../helpers/test-server.js';
 
 async function getJson(url: string) {
@@ -33,7 +33,7 @@ test('readyz is 503 with migrations pending (serve --no-migrate before latch mig
     assert.deepEqual(before.body, { status: 'not_ready', checks: { database: 'ok', migrations: 'pending' } });
     assert.equal((await getJson(`${server.baseUrl}/healthz`)).status, 200);
 
-    const migrator = await openStorage(server.config.databaseUrl);
+    const migrator = await openStorage(server.config.databaseUrl, storageOptionsFromConfig(server.config));
     await migrator.close();
     const after = await getJson(`${server.baseUrl}/readyz`);
     assert.equal(after.status, 200);
