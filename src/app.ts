@@ -146,7 +146,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       limits: { fields: 30, fieldSize: 16 * 1024, files: 0, parts: 30, headerPairs: 50 },
     });
     api.setErrorHandler(oauthJsonErrorHandler(storage, 'token'));
-    registerTokenRoute(api, { storage, config });
+    registerTokenRoute(api, { storage, config, signingKeys });
   });
 
   await app.register(async function discoveryApi(api) {

@@ -35,3 +35,12 @@ export function buildTokenResponseUser(user: User, clientName: string): Omit<Use
   const { picture: _picture, ...claims } = buildUserClaims(user);
   return { ...claims, client: clientName };
 }
+
+/**
+ * The userinfo response (OIDC Core §5.3.2, §5.4): `sub` always; the profile claims (which in Latch include the
+ * email, DESIGN "Scope") and the spec's own fields only for a token granted the profile scope.
+ */
+export function buildUserinfoResponse(user: User, scope: readonly string[]): UserClaims | Pick<UserClaims, 'id' | 'sub'> {
+  const claims = buildUserClaims(user);
+  return scope.includes('profile') ? claims : { id: claims.id, sub: claims.sub };
+}

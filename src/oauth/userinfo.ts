@@ -9,7 +9,7 @@ import { hashSecret } from '../crypto/secrets.js';
 import { InvalidToken } from '../errors.js';
 import { noStore } from '../http/security-headers.js';
 import type { Storage } from '../storage/storage.js';
-import { buildUserClaims } from './user-object.js';
+import { buildUserinfoResponse } from './user-object.js';
 
 // RFC 6750 §2.1: b64token = 1*( ALPHA / DIGIT / "-" / "." / "_" / "~" / "+" / "/" ) *"="
 const B64TOKEN = /^[A-Za-z0-9\-._~+/]+=*$/;
@@ -39,7 +39,7 @@ export function registerUserinfoRoutes(app: FastifyInstance, { storage }: { stor
     const token = extractAccessToken(request);
     const found = await storage.accessTokens.findActiveWithUser(hashSecret(token), new Date());
     if (!found) throw new InvalidToken('The access token is unknown, expired or revoked');
-    return buildUserClaims(found.user);
+    return buildUserinfoResponse(found.user, found.token.scope);
   };
   app.get('/oauth2/userinfo', async (request, reply) => {
     noStore(reply);
