@@ -66,13 +66,8 @@ export async function runClientCommand(args: string[], storage: Storage, policy:
         },
         policy,
       );
-      const result = {
-        client_id: client.clientId,
-        client_secret: clientSecret,
-        name: client.name,
-        redirect_uris: client.redirectUris,
-        id_token_signed_response_alg: client.idTokenSignedResponseAlg,
-      };
+      // DESIGN "CLI": exactly these fields; `latch client show` also shows id_token_signed_response_alg.
+      const result = { client_id: client.clientId, client_secret: clientSecret, name: client.name, redirect_uris: client.redirectUris };
       if (values.json) printJson(result);
       else {
         printFields(result);

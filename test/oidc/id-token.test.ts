@@ -129,8 +129,9 @@ describe('id_token', () => {
     const created = await runLatchCli(['client', 'create', '--name', 'Edwards App', '--redirect-uri', 'https://app.example.com/cb', '--id-token-alg', 'EdDSA', '--json'], env);
     assert.equal(created.code, 0, created.stderr);
     const output = JSON.parse(created.stdout);
-    assert.equal(output.id_token_signed_response_alg, 'EdDSA');
     assert.equal((await server.storage.clients.findById(output.client_id))?.idTokenSignedResponseAlg, 'EdDSA');
+    const shown = await runLatchCli(['client', 'show', output.client_id, '--json'], env);
+    assert.equal(JSON.parse(shown.stdout).id_token_signed_response_alg, 'EdDSA');
 
     const refused = await runLatchCli(['client', 'create', '--name', 'X', '--redirect-uri', 'https://app.example.com/cb', '--id-token-alg', 'HS256'], env);
     assert.equal(refused.code, 2);
