@@ -8,6 +8,7 @@ export const STYLESHEET = `
   line-height: 1.5; color: var(--ink); background: var(--wash);
 }
 * { box-sizing: border-box; }
+[hidden] { display: none !important; }
 body { margin: 0; min-height: 100vh; display: flex; flex-direction: column; }
 header.site { background: var(--paper); border-bottom: 1px solid var(--line); padding: .75rem 1.25rem; display: flex; gap: 1rem; align-items: center; flex-wrap: wrap; }
 header.site .brand { font-weight: 700; font-size: 1.15rem; color: var(--ink); text-decoration: none; letter-spacing: .02em; }
@@ -64,7 +65,10 @@ header.site nav a:hover { background: var(--wash); text-decoration: underline; }
 .copyable input { flex: 1; min-width: 0; }
 .copyable-block { position: relative; }
 .copyable-block button.copy { position: absolute; top: .4rem; right: .4rem; padding: .25rem .6rem; font-size: .85rem; }
-.copyable-block pre { padding-right: 4.5rem; }
+.copyable-block pre { padding-right: 4.5rem; white-space: pre; word-break: normal; overflow-x: auto; }
+.copyable-block.wrap pre { white-space: pre-wrap; word-break: break-all; }
+.event form { display: block; margin-top: .75rem; }
+.mail h2 { margin-top: 0; }
 .secret-warning { border-left: 4px solid #b54708; background: #fffaeb; color: #7a2e0e; padding: .75rem 1rem; border-radius: 6px; margin: 1rem 0; }
 .profile { display: flex; gap: 1rem; align-items: center; }
 img.avatar { width: 64px; height: 64px; border-radius: 50%; object-fit: cover; border: 1px solid var(--line); background: var(--wash); flex: none; }
@@ -91,5 +95,9 @@ button:disabled { opacity: .6; cursor: not-allowed; }
   main { margin: 1rem auto; } .card { padding: 1rem; } .actions { flex-direction: column; } .actions button, .actions .button { width: 100%; text-align: center; }
   .copyable { flex-direction: column; align-items: stretch; }
   .event dl { grid-template-columns: 1fr; }
+  .event dt { margin-top: .25rem; }
+  .copyable-block { display: flex; flex-direction: column; }
+  .copyable-block button.copy { position: static; order: -1; align-self: flex-end; margin-bottom: .25rem; }
+  .copyable-block pre { padding-right: .75rem; }
 }
 `;

@@ -75,9 +75,9 @@ export function CopyableValue({ id, value, label }: { id: string; value: string;
   );
 }
 
-export function CopyableBlock({ id, text, label }: { id: string; text: string; label: string }) {
+export function CopyableBlock({ id, text, label, wrap }: { id: string; text: string; label: string; wrap?: boolean }) {
   return (
-    <div class="copyable-block">
+    <div class={wrap ? 'copyable-block wrap' : 'copyable-block'}>
       <pre id={id} aria-label={label}>
         {text}
       </pre>

@@ -190,7 +190,7 @@ export function DeveloperAppPage(props: DeveloperAppPageProps) {
           <code>code_verifier</code>, send its S256 <code>code_challenge</code> here, and the verifier in the token request.
         </p>
         <h3>1. Authorize URL</h3>
-        <CopyableBlock id="guide_authorize" text={guide.authorizeUrl} label="Authorize URL" />
+        <CopyableBlock id="guide_authorize" text={guide.authorizeUrl} label="Authorize URL" wrap />
         <h3>2. Token exchange, client id and secret in the Authorization header (client_secret_basic)</h3>
         <CopyableBlock id="guide_token_basic" text={guide.tokenCurlBasic} label="Token exchange with HTTP Basic authentication" />
         <h3>… or in the form body (client_secret_post)</h3>
