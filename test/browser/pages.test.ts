@@ -9,25 +9,7 @@ import { after, before, describe, test } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { launchChromium, screenshot, skipWithoutChromium, solidPng } from '../helpers/chromium.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
-import { startTinyClient, type ClientAppOptions } from '../helpers/tiny-client.js';
-
-interface ClientApp {
-  url: string;
-  redirectUri: string;
-  close(): Promise<void>;
-}
-
-/** The example client (examples/client) when it is in the repository, else the stand-in. */
-async function startClientApp(options: ClientAppOptions): Promise<ClientApp> {
-  const examplePath = '../../examples/client/server.mjs';
-  try {
-    const example = (await import(examplePath)) as { startExampleClient(o: object): Promise<ClientApp> };
-    return await example.startExampleClient({ ...options, port: 0, logger: false });
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ERR_MODULE_NOT_FOUND') throw error;
-    return startTinyClient(options);
-  }
-}
+import { startExampleClient, type RunningExampleClient } from '../../examples/client/server.mjs';
 
 const PASSWORD = 'correct horse battery staple';
 const NEW_PASSWORD = 'seven brown owls sing at dawn';
@@ -37,7 +19,7 @@ describe('Latch in a real browser', { skip: skipWithoutChromium }, () => {
   let latch: TestServer;
   let browser: Browser;
   let app: { clientId: string; clientSecret: string };
-  let client: ClientApp;
+  let client: RunningExampleClient;
   /** Access tokens the client app received, recorded from its back-channel calls. */
   const issuedAccessTokens: string[] = [];
 
@@ -148,8 +130,11 @@ describe('Latch in a real browser', { skip: skipWithoutChromium }, () => {
     assert.ok(text.includes(`${latch.baseUrl}/oauth2/authorize?response_type=code&client_id=${clientId}`), 'the guide has the real authorize URL');
     await screenshot(page, '11-developer-app');
 
-    client = await startClientApp({
+    // The example client from examples/client, on a free port; the loopback redirect URI matches any port.
+    client = await startExampleClient({
       issuer: latch.config.issuer,
+      port: 0,
+      logger: false,
       clientId,
       clientSecret,
       fetch: async (input, init) => {
@@ -188,6 +173,8 @@ describe('Latch in a real browser', { skip: skipWithoutChromium }, () => {
     await page.waitForURL(`${client.url}/`);
     assert.equal(await page.locator('#user-name').innerText(), 'Ada Lovelace');
     assert.equal(await page.locator('#user-email').innerText(), EMAIL);
+    // The avatar uploaded to Latch shows on the client's own page (served with CORP cross-origin).
+    assert.ok(await page.locator('img').first().evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth === 96), 'the Latch-hosted avatar loads in the client app');
     await screenshot(page, '15-client-signed-in');
     assert.equal(issuedAccessTokens.length, 1);
     await context.close();
