@@ -64,6 +64,18 @@ describe('sign-up, email verification and password reset', () => {
     assert.equal((await browser.request(link)).status, 400);
   });
 
+  test('a signed-in, unverified user can ask for a new verification link, a limited number of times', async () => {
+    const browser = new TestBrowser();
+    await signUp(browser, 'resend@example.com');
+    const count = async () => (await server.storage.outbox.listRecent(1000)).filter((m) => m.to === 'resend@example.com').length;
+    assert.equal(await count(), 1);
+    const resent = await submitForm(browser, server.baseUrl, '/account', '/account/verification-email', {});
+    assert.equal(resent.headers.get('location'), '/account?notice=verification-sent');
+    assert.equal(await count(), 2);
+    for (let i = 0; i < 6; i++) await submitForm(browser, server.baseUrl, '/account', '/account/verification-email', {});
+    assert.equal(await count(), 6, 'at most five resends an hour');
+  });
+
   test('an expired verification link is refused', async () => {
     const { user } = await server.createUser({ emailVerified: false });
     const twoDaysAgo = new Date(Date.now() - 2 * 86400 * 1000);
