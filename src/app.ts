@@ -15,6 +15,7 @@ import { createMemoryAttemptCounter, SignInThrottle, type AttemptCounter } from 
 import type { Config } from './config.js';
 import { SigningKeyCache } from './crypto/signing-key-cache.js';
 import { InvalidRequest } from './errors.js';
+import { answerClientError } from './http/client-error.js';
 import { authorizeErrorHandler, oauthJsonErrorHandler, pageErrorHandler } from './http/error-handlers.js';
 import { registerHealthRoutes } from './http/health.js';
 import { computeHelmetHeaders } from './http/security-headers.js';
@@ -78,6 +79,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     trustProxy: config.trustProxy,
     bodyLimit: BODY_LIMIT_BYTES,
     routerOptions: { maxParamLength: 200 },
+    clientErrorHandler: answerClientError,
   });
   const attemptCounter = deps.attemptCounter ?? createMemoryAttemptCounter();
   const signInThrottle = new SignInThrottle(attemptCounter, {
@@ -141,8 +143,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // DESIGN "Token endpoint": form-urlencoded and multipart bodies only (RFC 6749 §4.1.3); a JSON body is
     // invalid_request, not a second, undocumented way in.
     api.removeContentTypeParser(['application/json', 'text/plain']);
+    // Multipart bodies are read part by part in the route (http/form-body.ts), within these limits.
     await api.register(fastifyMultipart, {
-      attachFieldsToBody: 'keyValues',
       limits: { fields: 30, fieldSize: 16 * 1024, files: 0, parts: 30, headerPairs: 50 },
     });
     api.setErrorHandler(oauthJsonErrorHandler(storage, 'token'));

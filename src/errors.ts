@@ -49,9 +49,26 @@ export class OAuthError extends Error {
     this.details = options.details;
   }
 
-  toJSON(): { error: OAuthErrorCode; error_description: string } {
-    return { error: this.code, error_description: this.description };
+  /** The description as it may travel in error_description (JSON, redirects, WWW-Authenticate). */
+  get wireDescription(): string {
+    return toErrorDescriptionCharset(this.description);
   }
+
+  toJSON(): { error: OAuthErrorCode; error_description: string } {
+    return { error: this.code, error_description: this.wireDescription };
+  }
+}
+
+/**
+ * RFC 6749 §4.1.2.1 and §5.2: error_description may only use %x20-21 / %x23-5B / %x5D-7E. Descriptions
+ * echo what the client sent (a redirect_uri, a client_id), which can hold anything: every other character is
+ * percent-encoded (UTF-8), so the value stays legible and no client parser meets a quote or a control
+ * character. The log and the client's failure record keep the exact text.
+ */
+export function toErrorDescriptionCharset(description: string): string {
+  return description.replace(/[^\x20-\x21\x23-\x5b\x5d-\x7e]/gu, (character) =>
+    [...Buffer.from(character, 'utf8')].map((byte) => `%${byte.toString(16).toUpperCase().padStart(2, '0')}`).join(''),
+  );
 }
 
 export class InvalidRequest extends OAuthError {

@@ -64,7 +64,7 @@ export function oauthJsonErrorHandler(storage: Storage, endpoint: string): Error
     if (error instanceof InvalidToken) {
       // RFC 6750 §3.1: no error attribute when the request carried no token at all.
       const challenge = error.tokenWasSent
-        ? `Bearer realm="latch", error="invalid_token", error_description="${error.description.replace(/["\\]/g, '')}"`
+        ? `Bearer realm="latch", error="invalid_token", error_description="${error.wireDescription}"`
         : 'Bearer realm="latch"';
       reply.header('www-authenticate', challenge);
     }
@@ -84,7 +84,7 @@ export function authorizeErrorHandler(storage: Storage, config: Config): ErrorHa
       // RFC 6749 §4.1.2.1 with RFC 9207 iss: only to a redirect_uri already verified for this client.
       const location = buildRedirectUrl(target.redirectUri, {
         error: error.code,
-        error_description: error.description,
+        error_description: error.wireDescription,
         state: target.state,
         iss: config.issuer,
       });

@@ -15,7 +15,7 @@ export function parseScope(raw: string | undefined): string[] {
   const tokens = raw.split(' ').filter((token) => token !== '');
   const unsupported = tokens.filter((token) => !(SUPPORTED_SCOPES as readonly string[]).includes(token));
   if (unsupported.length > 0) {
-    throw new InvalidScope(`Unsupported scope ${unsupported.map((t) => `"${t}"`).join(', ')}; Latch supports profile, openid and email`);
+    throw new InvalidScope(`Unsupported scope ${unsupported.map((t) => `'${t}'`).join(', ')}; Latch supports profile, openid and email`);
   }
   return tokens.includes('openid') ? ['openid', 'profile'] : ['profile'];
 }

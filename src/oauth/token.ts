@@ -7,12 +7,13 @@ import type { FastifyInstance } from 'fastify';
 import type { Config } from '../config.js';
 import type { SigningKeyCache } from '../crypto/signing-key-cache.js';
 import { InvalidRequest, UnsupportedGrantType } from '../errors.js';
+import { readFormParams } from '../http/form-body.js';
 import { noStore } from '../http/security-headers.js';
 import type { Storage } from '../storage/storage.js';
 import { authenticateClient } from './client-authentication.js';
 import { exchangeAuthorizationCode } from './grants/authorization-code.js';
 import { createIdToken } from './id-token.js';
-import { findDuplicatedParam, readParam, type RawParams } from './params.js';
+import { findDuplicatedParam, readParam } from './params.js';
 import { buildTokenResponseUser } from './user-object.js';
 
 export interface TokenRouteDeps {
@@ -21,22 +22,10 @@ export interface TokenRouteDeps {
   signingKeys: SigningKeyCache;
 }
 
-function toParams(body: unknown): RawParams {
-  if (body === undefined || body === null) return {};
-  if (typeof body !== 'object') throw new InvalidRequest('The request body must be a form');
-  const params: RawParams = {};
-  for (const [name, value] of Object.entries(body as Record<string, unknown>)) {
-    if (typeof value === 'string') params[name] = value;
-    else if (Array.isArray(value) && value.every((v) => typeof v === 'string')) params[name] = value as string[];
-    else throw new InvalidRequest(`${name} must be a plain form field, not a file`);
-  }
-  return params;
-}
-
 export function registerTokenRoute(app: FastifyInstance, { storage, config, signingKeys }: TokenRouteDeps): void {
   app.post('/oauth2/token', async (request, reply) => {
     noStore(reply);
-    const params = toParams(request.body);
+    const params = await readFormParams(request);
     const now = new Date();
     // Client first (its own parameters are read strictly, once each), so that every later failure is
     // recorded against the client for its developer console.

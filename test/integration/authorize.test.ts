@@ -183,6 +183,13 @@ describe('GET /oauth2/authorize', () => {
       const state = 'a b+c/d=e&f?g#h%20ü🙂';
       assertErrorRedirect(await getAuthorize(query({ ...valid(), state, response_type: 'token' })), 'unsupported_response_type', { state });
     });
+    test('error_description uses only the RFC 6749 §4.1.2.1 characters, even when it echoes what was sent', async () => {
+      const response = await getAuthorize(query({ ...valid(), scope: 'profile "ünïcode"\\ x' }));
+      const location = assertErrorRedirect(response, 'invalid_scope');
+      const description = location.searchParams.get('error_description') ?? '';
+      assert.match(description, /^[\x20-\x21\x23-\x5b\x5d-\x7e]+$/);
+      assert.ok(description.includes('%C3%BC'), `non-ASCII is percent-encoded: ${description}`);
+    });
     test('a registered redirect_uri with a query keeps it, and the error parameters are added', async () => {
       const response = await getAuthorize(query({ ...valid(), redirect_uri: 'https://app.example.com/cb?tenant=a', scope: 'nope' }));
       const location = assertErrorRedirect(response, 'invalid_scope', { redirectUri: 'https://app.example.com/cb' });

@@ -3,9 +3,11 @@
  * Nothing secret is logged (DESIGN "Secrets at rest").
  */
 import assert from 'node:assert/strict';
+import { connect } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { pageText, TestBrowser } from '../helpers/browser.js';
 import { basicAuthorization, callUserinfo, exchangeIssuedCode, issueCode, postToken, readResponse } from '../helpers/code-fixtures.js';
+import { sendRaw } from '../helpers/fuzz.js';
 import { authorizeUrl } from '../helpers/oauth-flow.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 
@@ -87,6 +89,26 @@ describe('request ids', () => {
     const page = await fetch(`${server.baseUrl}/nothing`);
     assert.equal(page.status, 404);
     assert.ok(pageText(await page.text()).includes(page.headers.get('x-request-id')!));
+  });
+
+  test('a request Node itself rejects (headers too large, broken request line) still gets an RFC-shaped error with a request id', async () => {
+    const tooLarge = await sendRaw(server.baseUrl, { method: 'GET', path: '/oauth2/userinfo', headers: [['x-padding', 'x'.repeat(20_000)]] });
+    assert.equal(tooLarge.status, 431);
+    const body = JSON.parse(tooLarge.text);
+    assert.equal(body.error, 'invalid_request');
+    assert.equal(body.request_id, tooLarge.headers['x-request-id']);
+    await assertLoggedFailure(body.request_id, 'invalid_request');
+
+    const broken = await new Promise<string>((resolve, reject) => {
+      const socket = connect(Number(new URL(server.baseUrl).port), '127.0.0.1', () => socket.end('GET /oauth2/userinfo HTTP/1.1\r\nHost: x\r\nBad Header Line\r\n\r\n'));
+      let text = '';
+      socket.on('data', (chunk) => (text += chunk));
+      socket.on('end', () => resolve(text));
+      socket.on('error', reject);
+    });
+    assert.match(broken, /^HTTP\/1\.1 400 /);
+    assert.match(broken, /"error":"invalid_request"/);
+    assert.match(broken, /X-Request-Id: [0-9a-f-]{36}/);
   });
 
   test('each request gets its own id', async () => {

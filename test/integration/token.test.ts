@@ -196,6 +196,12 @@ describe('POST /oauth2/token', () => {
       assert.match(response.headers.get('www-authenticate') ?? '', /^Basic /);
     });
 
+    test('error_description uses only the RFC 6749 §5.2 characters, even when it echoes what was sent', async () => {
+      const response = await postToken(server.baseUrl, { headers: { authorization: basicAuthorization('clïent "x"\\', 'secret') }, form: baseForm('latch_ac_x') });
+      assertOAuthError(response, 401, 'invalid_client');
+      assert.match(response.body.error_description, /^[\x20-\x21\x23-\x5b\x5d-\x7e]+$/);
+    });
+
     test('malformed Basic header → 401 invalid_client with WWW-Authenticate: Basic', async () => {
       for (const header of ['Basic', 'Basic !!!', `Basic ${Buffer.from('no-colon').toString('base64')}`, `Basic ${Buffer.from('%zz:%zz').toString('base64')}`]) {
         const response = await postToken(server.baseUrl, { headers: { authorization: header }, form: baseForm('latch_ac_x') });
@@ -387,6 +393,27 @@ describe('POST /oauth2/token', () => {
       const form = new FormData();
       form.append('grant_type', 'authorization_code');
       form.append('code', new Blob(['binary']), 'code.bin');
+      form.append('client_id', client.clientId);
+      form.append('client_secret', client.clientSecret);
+      assertOAuthError(await postToken(server.baseUrl, { body: form }), 400, 'invalid_request');
+    });
+
+    for (const [why, body] of [
+      ['truncated', '--xyz\r\nContent-Disposition: form-data; name="grant_type"\r\n\r\nauthorization_code\r\n'],
+      ['not multipart at all', '{"grant_type":"authorization_code"}'],
+      ['without its closing boundary', '--xyz\r\nContent-Disposition: form-data; name="grant_type"\r\n\r\nauth'],
+    ] as const) {
+      test(`a malformed multipart body (${why}) → invalid_request, not a server error`, async () => {
+        const response = await postToken(server.baseUrl, { headers: { 'content-type': 'multipart/form-data; boundary=xyz' }, body });
+        assertOAuthError(response, 400, 'invalid_request');
+        assert.match(response.body.error_description, /multipart/);
+      });
+    }
+
+    test('a multipart field over the size limit → invalid_request (never silently truncated)', async () => {
+      const form = new FormData();
+      form.append('grant_type', 'authorization_code');
+      form.append('code', 'x'.repeat(20_000));
       form.append('client_id', client.clientId);
       form.append('client_secret', client.clientSecret);
       assertOAuthError(await postToken(server.baseUrl, { body: form }), 400, 'invalid_request');

@@ -1,0 +1,221 @@
+/**
+ * Building blocks for the property-based tests in test/fuzz/: generators of hostile parameters, bodies and
+ * headers, a raw HTTP sender that can put any byte a real client could send on the wire (fetch refuses some),
+ * and the checks every answer must pass.
+ */
+import assert from 'node:assert/strict';
+import { request as httpRequest } from 'node:http';
+import fc from 'fast-check';
+
+/** fast-check settings for every property: bounded runs, reproducible with the printed seed. */
+export const FUZZ_RUNS = Number(process.env.LATCH_FUZZ_RUNS ?? 150);
+export const fuzzOptions = { numRuns: FUZZ_RUNS, endOnFailure: true } as const;
+
+function shorten(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max)}… (${text.length} characters)` : text;
+}
+
+/**
+ * Runs a property like fc.assert, but reports a failure readably: generated values can be megabytes long,
+ * so the counterexample and the message are cut short (the seed and path reproduce it in full).
+ */
+export async function checkProperty<Ts extends [unknown, ...unknown[]]>(property: fc.IAsyncPropertyWithHooks<Ts>): Promise<void> {
+  const details = await fc.check(property, fuzzOptions);
+  if (!details.failed) return;
+  const example = JSON.stringify(details.counterexample, (_key, value: unknown) => {
+    const buffer = value as { type?: string; data?: number[] } | null;
+    if (buffer && buffer.type === 'Buffer' && Array.isArray(buffer.data)) return `<${buffer.data.length} bytes> ${shorten(Buffer.from(buffer.data).toString('latin1'), 300)}`;
+    return typeof value === 'string' ? shorten(value, 300) : value;
+  });
+  const cause = details.errorInstance instanceof Error ? details.errorInstance.message : String(details.errorInstance);
+  throw new Error(
+    `Property failed after ${details.numRuns} runs (seed ${details.seed}, path "${details.counterexamplePath}")\n` +
+      `${shorten(cause, 1500)}\nCounterexample: ${shorten(example, 2000)}`,
+  );
+}
+
+/** RFC 6749 §4.1.2.1 and §5.2, RFC 6750 §3.1: the error codes an endpoint may answer with. */
+export const RFC_ERROR_CODES = new Set([
+  'invalid_request',
+  'invalid_client',
+  'invalid_grant',
+  'unauthorized_client',
+  'unsupported_grant_type',
+  'unsupported_response_type',
+  'invalid_scope',
+  'access_denied',
+  'invalid_token',
+  'insufficient_scope',
+  'temporarily_unavailable',
+]);
+
+/** RFC 6749 §5.2: error_description = 1*( %x20-21 / %x23-5B / %x5D-7E ). */
+export const ERROR_DESCRIPTION_CHARSET = /^[\x20-\x21\x23-\x5b\x5d-\x7e]+$/;
+
+export interface RawHttpResponse {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: Buffer;
+  text: string;
+}
+
+/**
+ * One HTTP/1.1 request with exactly these headers (latin-1 values allowed, as on the wire) and body bytes.
+ * Node refuses only what no HTTP parser would accept (CR, LF, NUL and other controls in header values).
+ */
+export function sendRaw(
+  baseUrl: string,
+  init: { method: string; path: string; headers?: Array<[string, string]>; body?: Buffer | string },
+): Promise<RawHttpResponse> {
+  const url = new URL(baseUrl);
+  return new Promise((resolve, reject) => {
+    const headers: Record<string, string | string[]> = {};
+    for (const [name, value] of init.headers ?? []) {
+      const existing = headers[name];
+      headers[name] = existing === undefined ? value : [...(Array.isArray(existing) ? existing : [existing]), value];
+    }
+    const request = httpRequest(
+      { host: url.hostname, port: url.port, method: init.method, path: init.path, headers, agent: false },
+      (response) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('end', () => {
+          const body = Buffer.concat(chunks);
+          resolve({ status: response.statusCode ?? 0, headers: response.headers, body, text: body.toString('utf8') });
+        });
+        response.on('error', reject);
+      },
+    );
+    request.on('error', reject);
+    request.end(init.body);
+  });
+}
+
+// ---- generators ----
+
+/** Characters a header value may carry on the wire: tab, visible ASCII, space, latin-1 high bytes. */
+const headerChar = fc.oneof(
+  { weight: 8, arbitrary: fc.integer({ min: 0x20, max: 0x7e }) },
+  { weight: 1, arbitrary: fc.constant(0x09) },
+  { weight: 1, arbitrary: fc.integer({ min: 0x80, max: 0xff }) },
+).map((code) => String.fromCharCode(code));
+export const headerValue = fc.string({ unit: headerChar, maxLength: 300 }).map((value) => value.trim());
+
+/** Any text: ASCII, unicode, control characters, lone surrogates, long runs. */
+export const anyText = fc.oneof(
+  { weight: 4, arbitrary: fc.string({ maxLength: 40 }) },
+  { weight: 2, arbitrary: fc.string({ unit: 'binary', maxLength: 40 }) },
+  { weight: 1, arbitrary: fc.string({ unit: 'grapheme', maxLength: 20 }) },
+  { weight: 1, arbitrary: fc.string({ unit: fc.constantFrom('"', '\\', '\u0000', '\n', '\r', '%', '&', '=', '+', '#', '?', '/', ' ', '\ud800'), maxLength: 20 }) },
+  { weight: 1, arbitrary: fc.integer({ min: 1000, max: 70_000 }).map((n) => 'x'.repeat(n)) },
+  { weight: 1, arbitrary: fc.constantFrom('', ' ', 'null', 'undefined', '[]', '{}', '__proto__', 'constructor', 'toString', '0', '-1', 'NaN') },
+);
+
+/** Parameter names: the ones that matter, near misses, and prototype-polluting ones. */
+export function parameterName(known: readonly string[]): fc.Arbitrary<string> {
+  return fc.oneof(
+    { weight: 6, arbitrary: fc.constantFrom(...known) },
+    { weight: 1, arbitrary: fc.constantFrom('__proto__', 'constructor', 'prototype', 'hasOwnProperty', 'toString', `${known[0]}[]`, `${known[0]}[0]`, '') },
+    { weight: 2, arbitrary: fc.string({ maxLength: 12 }) },
+  );
+}
+
+/** A list of name=value pairs with repeats allowed: the shape of a query string or a form. */
+export function parameterList(known: readonly string[], values: fc.Arbitrary<string> = anyText): fc.Arbitrary<Array<[string, string]>> {
+  return fc.array(fc.tuple(parameterName(known), values), { maxLength: 12 });
+}
+
+/** Encodes pairs as a query string or form body, sometimes with broken percent-encoding mixed in. */
+export function encodePairs(pairs: Array<[string, string]>): string {
+  const search = new URLSearchParams();
+  for (const [name, value] of pairs) search.append(name, value);
+  return search.toString();
+}
+
+/** Raw query or form text: well-formed pairs, or outright garbage (bad %-escapes, bare &, =, ;). */
+export function rawFormText(known: readonly string[], values: fc.Arbitrary<string> = anyText): fc.Arbitrary<string> {
+  return fc.oneof(
+    { weight: 5, arbitrary: parameterList(known, values).map(encodePairs) },
+    {
+      weight: 2,
+      arbitrary: fc
+        .array(fc.oneof(fc.constantFrom('%', '%2', '%zz', '%00', '%ff', '&', '=', '&&', '==', ';', '+', '%E2%82', '%C0%AF', '[', ']'), fc.string({ maxLength: 8 })), { maxLength: 20 })
+        .map((parts) => parts.join('')),
+    },
+  );
+}
+
+export const contentTypes = fc.oneof(
+  { weight: 5, arbitrary: fc.constant('application/x-www-form-urlencoded') },
+  { weight: 1, arbitrary: fc.constant('application/x-www-form-urlencoded; charset=utf-8') },
+  {
+    weight: 3,
+    arbitrary: fc.constantFrom(
+      'application/json',
+      'text/plain',
+      'text/html',
+      'application/xml',
+      'application/octet-stream',
+      'multipart/form-data',
+      'multipart/form-data; boundary=',
+      'multipart/form-data; boundary=xyz',
+      'application/x-www-form-urlencoded; charset=latin1',
+      'application/x-www-form-urlencoded; charset=nonsense',
+      'image/png',
+      '*/*',
+      ';;;',
+      '',
+    ),
+  },
+  { weight: 1, arbitrary: headerValue },
+);
+
+/** Request bodies: forms, JSON, multipart made by hand (sometimes broken), and random bytes. */
+export function bodies(known: readonly string[], values: fc.Arbitrary<string> = anyText): fc.Arbitrary<Buffer> {
+  return fc.oneof(
+    { weight: 4, arbitrary: rawFormText(known, values).map((text) => Buffer.from(text)) },
+    { weight: 1, arbitrary: fc.dictionary(parameterName(known), fc.jsonValue({ maxDepth: 2 })).map((value) => Buffer.from(JSON.stringify(value))) },
+    {
+      weight: 2,
+      arbitrary: fc
+        .tuple(parameterList(known, values), fc.boolean(), fc.boolean())
+        .map(([pairs, withFile, truncated]) => {
+          const parts = pairs.map(([name, value]) => `--xyz\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`);
+          if (withFile) parts.push('--xyz\r\nContent-Disposition: form-data; name="file"; filename="a.bin"\r\nContent-Type: application/octet-stream\r\n\r\n\u0000\u0001\u0002\r\n');
+          const text = `${parts.join('')}--xyz--\r\n`;
+          return Buffer.from(truncated ? text.slice(0, Math.floor(text.length / 2)) : text);
+        }),
+    },
+    { weight: 1, arbitrary: fc.uint8Array({ maxLength: 2000 }).map((bytes) => Buffer.from(bytes)) },
+    { weight: 1, arbitrary: fc.constant(Buffer.alloc(0)) },
+  );
+}
+
+/** Random extra headers, sometimes repeated; never ones that would break the HTTP framing itself. */
+export const extraHeaders = fc.array(
+  fc.tuple(
+    fc.constantFrom('authorization', 'cookie', 'x-forwarded-for', 'accept', 'accept-language', 'origin', 'referer', 'user-agent', 'x-request-id', 'forwarded', 'x-custom'),
+    headerValue,
+  ),
+  { maxLength: 4 },
+);
+
+// ---- checks ----
+
+/** A 4xx JSON error in the RFC 6749 §5.2 shape, with a request id and no-store. */
+export function assertJsonError(response: RawHttpResponse, context: string): Record<string, unknown> {
+  assert.ok(response.status >= 400 && response.status < 500, `${context}: a 4xx, got ${response.status}: ${response.text.slice(0, 300)}`);
+  assert.match(String(response.headers['content-type']), /^application\/json/, context);
+  const body = JSON.parse(response.text) as Record<string, unknown>;
+  assert.ok(RFC_ERROR_CODES.has(String(body.error)), `${context}: error is an RFC code: ${response.text.slice(0, 300)}`);
+  assert.equal(typeof body.error_description, 'string', context);
+  assert.match(String(body.error_description), ERROR_DESCRIPTION_CHARSET, `${context}: error_description uses the RFC 6749 §5.2 characters only`);
+  assert.equal(body.request_id, response.headers['x-request-id'], `${context}: request id`);
+  assert.equal(response.headers['cache-control'], 'no-store', context);
+  return body;
+}
+
+export function assertNoServerError(response: RawHttpResponse, context: string): void {
+  assert.ok(response.status < 500, `${context}: never a 5xx, got ${response.status}: ${response.text.slice(0, 300)}`);
+  assert.doesNotMatch(response.text, /\n\s+at .*\(.*:\d+:\d+\)/, `${context}: no stack trace`);
+}
