@@ -19,8 +19,8 @@ function shorten(text: string, max: number): string {
  * Runs a property like fc.assert, but reports a failure readably: generated values can be megabytes long,
  * so the counterexample and the message are cut short (the seed and path reproduce it in full).
  */
-export async function checkProperty<Ts extends [unknown, ...unknown[]]>(property: fc.IAsyncPropertyWithHooks<Ts>): Promise<void> {
-  const details = await fc.check(property, fuzzOptions);
+export async function checkProperty<Ts extends [unknown, ...unknown[]]>(property: fc.IAsyncPropertyWithHooks<Ts>, options: { numRuns?: number } = {}): Promise<void> {
+  const details = await fc.check(property, { ...fuzzOptions, ...options });
   if (!details.failed) return;
   const example = JSON.stringify(details.counterexample, (_key, value: unknown) => {
     const buffer = value as { type?: string; data?: number[] } | null;
@@ -88,6 +88,20 @@ export function sendRaw(
     );
     request.on('error', reject);
     request.end(init.body);
+  });
+}
+
+/**
+ * A query string as a client puts it on the request line: characters that cannot appear there (space,
+ * controls, non-ASCII, #) percent-encoded, everything else, including broken %-escapes, left as generated.
+ */
+export function asRequestTarget(query: string): string {
+  return query.replace(/[^\x21-\x7e]|#/gu, (character) => {
+    try {
+      return encodeURIComponent(character);
+    } catch {
+      return '%ED%A0%80'; // a lone surrogate: send the bytes it would have had, which are not valid UTF-8
+    }
   });
 }
 
