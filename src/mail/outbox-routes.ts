@@ -5,6 +5,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { issuerIsLocal, type Config } from '../config.js';
+import { readBrowserSession } from '../interaction/browser-session.js';
 import type { Storage } from '../storage/storage.js';
 import { OutboxPage } from '../views/pages/outbox-page.js';
 import { renderPage } from '../views/render.js';
@@ -17,8 +18,8 @@ export function outboxPageIsAvailable(config: Config): boolean {
 
 export function registerOutboxRoutes(app: FastifyInstance, { storage, config }: { storage: Storage; config: Config }): void {
   if (!outboxPageIsAvailable(config)) return;
-  app.get('/dev/outbox', async (_request, reply) => {
-    const messages = await storage.outbox.listRecent(OUTBOX_PAGE_SIZE);
-    return renderPage(reply, OutboxPage({ messages, issuer: config.issuer }));
+  app.get('/dev/outbox', async (request, reply) => {
+    const [messages, current] = await Promise.all([storage.outbox.listRecent(OUTBOX_PAGE_SIZE), readBrowserSession(storage, config, request)]);
+    return renderPage(reply, OutboxPage({ messages, issuer: config.issuer, signedIn: !!current }));
   });
 }

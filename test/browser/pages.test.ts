@@ -15,7 +15,10 @@ const PASSWORD = 'correct horse battery staple';
 const NEW_PASSWORD = 'seven brown owls sing at dawn';
 const EMAIL = 'ada@example.com';
 
-describe('Latch in a real browser', { skip: skipWithoutChromium }, () => {
+// Each test carries the skip reason, so that a machine without Chromium reports every browser test as skipped.
+const browserTest = (name: string, fn: () => Promise<void>) => test(name, { skip: skipWithoutChromium }, fn);
+
+describe('Latch in a real browser', () => {
   let latch: TestServer;
   let browser: Browser;
   let app: { clientId: string; clientSecret: string };
@@ -44,6 +47,7 @@ describe('Latch in a real browser', { skip: skipWithoutChromium }, () => {
   let signedUp: { context: BrowserContext; page: Page };
 
   before(async () => {
+    if (skipWithoutChromium) return;
     latch = await startTestServer();
     browser = await launchChromium();
   });
@@ -53,7 +57,7 @@ describe('Latch in a real browser', { skip: skipWithoutChromium }, () => {
     await latch?.stop();
   });
 
-  test('sign up with a clear message for a weak password, then verify the email from the development outbox', async () => {
+  browserTest('sign up with a clear message for a weak password, then verify the email from the development outbox', async () => {
     signedUp = await newPage();
     const { page } = signedUp;
     await page.goto(latch.baseUrl);
@@ -88,7 +92,7 @@ describe('Latch in a real browser', { skip: skipWithoutChromium }, () => {
     assert.equal((await latch.storage.users.findByEmail(EMAIL))?.emailVerified, true);
   });
 
-  test('upload an avatar on the account page; it is served from Latch and shown', async () => {
+  browserTest('upload an avatar on the account page; it is served from Latch and shown', async () => {
     const { page } = signedUp;
     await page.goto(`${latch.baseUrl}/account`);
     await page.getByLabel('Upload an avatar image').setInputFiles({ name: 'me.png', mimeType: 'image/png', buffer: solidPng(96, 96, [46, 125, 50]) });
@@ -106,7 +110,7 @@ describe('Latch in a real browser', { skip: skipWithoutChromium }, () => {
     await screenshot(page, '08-account');
   });
 
-  test('register an app in the developer console; the secret is shown once with a copy button and a warning', async () => {
+  browserTest('register an app in the developer console; the secret is shown once with a copy button and a warning', async () => {
     const { page } = signedUp;
     await page.goto(`${latch.baseUrl}/developer`);
     await screenshot(page, '09-developer-console');
@@ -148,7 +152,7 @@ describe('Latch in a real browser', { skip: skipWithoutChromium }, () => {
     });
   });
 
-  test('Deny on the consent page sends the person back to the app, which says they did not allow it', async () => {
+  browserTest('Deny on the consent page sends the person back to the app, which says they did not allow it', async () => {
     const { context, page } = await newPage();
     await page.goto(client.url);
     await page.getByRole('link', { name: 'Sign in with Latch' }).click();
@@ -164,7 +168,7 @@ describe('Latch in a real browser', { skip: skipWithoutChromium }, () => {
     await context.close();
   });
 
-  test('sign in and Allow: the example client shows the user', async () => {
+  browserTest('sign in and Allow: the example client shows the user', async () => {
     const { context, page } = await newPage();
     await page.goto(client.url);
     await page.getByRole('link', { name: 'Sign in with Latch' }).click();
@@ -180,7 +184,7 @@ describe('Latch in a real browser', { skip: skipWithoutChromium }, () => {
     await context.close();
   });
 
-  test('Remove access on the account page: the app’s token stops working', async () => {
+  browserTest('Remove access on the account page: the app’s token stops working', async () => {
     const token = issuedAccessTokens.at(-1) ?? '';
     const userinfo = () => fetch(`${latch.baseUrl}/oauth2/userinfo`, { headers: { authorization: `Bearer ${token}` } });
     assert.equal((await userinfo()).status, 200);
@@ -195,7 +199,7 @@ describe('Latch in a real browser', { skip: skipWithoutChromium }, () => {
     assert.equal((await userinfo()).status, 401);
   });
 
-  test('a redirect_uri mismatch appears in the console with the comparison, and one click registers it', async () => {
+  browserTest('a redirect_uri mismatch appears in the console with the comparison, and one click registers it', async () => {
     const { page } = signedUp;
     const wrong = 'http://localhost:4000/auth/callback';
     await page.goto(`${latch.baseUrl}/oauth2/authorize?response_type=code&client_id=${app.clientId}&redirect_uri=${encodeURIComponent(wrong)}&scope=profile`);
@@ -211,7 +215,7 @@ describe('Latch in a real browser', { skip: skipWithoutChromium }, () => {
     assert.match(await page.getByLabel('Redirect URLs').inputValue(), /localhost:4000\/auth\/callback/);
   });
 
-  test('password reset: forgot password, link from the outbox, new password, sign in with it', async () => {
+  browserTest('password reset: forgot password, link from the outbox, new password, sign in with it', async () => {
     const { context, page } = await newPage();
     await page.goto(`${latch.baseUrl}/login`);
     await page.getByRole('link', { name: 'Forgot your password?' }).click();
@@ -237,7 +241,7 @@ describe('Latch in a real browser', { skip: skipWithoutChromium }, () => {
     await context.close();
   });
 
-  test('pages fit a phone-width screen without sideways scrolling', async () => {
+  browserTest('pages fit a phone-width screen without sideways scrolling', async () => {
     const { context, page } = await newPage({ viewport: { width: 375, height: 740 } });
     await page.goto(`${latch.baseUrl}/login`);
     await signInOnLatch(page, EMAIL, NEW_PASSWORD);
@@ -255,7 +259,7 @@ describe('Latch in a real browser', { skip: skipWithoutChromium }, () => {
     await context.close();
   });
 
-  test('with JavaScript turned off, forms still work and copy buttons stay hidden', async () => {
+  browserTest('with JavaScript turned off, forms still work and copy buttons stay hidden', async () => {
     const { context, page } = await newPage({ javaScriptEnabled: false });
     await page.goto(`${latch.baseUrl}/login?return_to=${encodeURIComponent('/developer')}`);
     await signInOnLatch(page, EMAIL, NEW_PASSWORD);
@@ -269,7 +273,7 @@ describe('Latch in a real browser', { skip: skipWithoutChromium }, () => {
     await context.close();
   });
 
-  test('keyboard focus is visible on form fields and buttons', async () => {
+  browserTest('keyboard focus is visible on form fields and buttons', async () => {
     const { context, page } = await newPage();
     await page.goto(`${latch.baseUrl}/login`);
     await page.getByLabel('Email').focus();

@@ -6,6 +6,7 @@ export interface OutboxPageProps {
   messages: OutboxMessage[];
   /** Links to this origin are made clickable; anything else stays text. */
   issuer: string;
+  signedIn: boolean;
 }
 
 function MailText({ text, issuer }: { text: string; issuer: string }) {
@@ -22,9 +23,9 @@ function MailText({ text, issuer }: { text: string; issuer: string }) {
 }
 
 /** Development only: the mails Latch kept because no SMTP server is configured. */
-export function OutboxPage({ messages, issuer }: OutboxPageProps) {
+export function OutboxPage({ messages, issuer, signedIn }: OutboxPageProps) {
   return (
-    <Layout title="Development outbox" wide>
+    <Layout title="Development outbox" wide signedIn={signedIn}>
       <div class="card">
         <h1>Development outbox</h1>
         <p class="lead">
