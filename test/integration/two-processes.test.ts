@@ -1,14 +1,15 @@
 /**
  * Two `latch serve` processes on one PostgreSQL schema, as behind a load balancer: one flow crosses them
  * (sign in on A, consent on B, exchange on A, userinfo on B), and simultaneous exchanges of one code sent to
- * both let exactly one win (the single-use update holds across processes). Skipped when PostgreSQL is
- * unreachable.
+ * both let exactly one win (the single-use update holds across processes); signing keys rotated with
+ * `latch keys rotate` while both keep serving. Skipped when PostgreSQL is unreachable.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { inputValue, TestBrowser } from '../helpers/browser.js';
 import { startLatchProcess, runLatch, type LatchProcess } from '../helpers/latch-process.js';
-import { authorizeUrl, decide, exchangeCode, pkcePair } from '../helpers/oauth-flow.js';
+import { createLocalJWKSet, decodeProtectedHeader, jwtVerify, type JSONWebKeySet } from 'jose';
+import { authorize, authorizeUrl, decide, exchangeCode, pkcePair } from '../helpers/oauth-flow.js';
 import { createTestSchema, POSTGRES_TEST_URL, postgresUnavailableReason, type TestSchema } from '../helpers/postgres.js';
 
 const skip = (await postgresUnavailableReason()) ?? false;
@@ -30,6 +31,8 @@ describe('two Latch processes on one PostgreSQL', { skip }, () => {
       LATCH_DATABASE_SCHEMA: schema.name,
       LATCH_SECRET: 'two-processes-shared-secret-0123456789-abcdef',
       LATCH_ISSUER: 'http://latch.test',
+      // Each process reloads signing keys from the database this often (rotation test below).
+      LATCH_SIGNING_KEY_REFRESH_SECONDS: '1',
     };
     const migrated = await runLatch(['migrate'], { env });
     assert.equal(migrated.code, 0, migrated.stderr);
@@ -105,6 +108,63 @@ describe('two Latch processes on one PostgreSQL', { skip }, () => {
       const results = await Promise.all([a, b, a, b].map((p) => exchangeCode(p.baseUrl, client, form)));
       assert.deepEqual(results.map((r) => r.status).sort(), [200, 400, 400, 400], `round ${round}`);
       for (const loser of results.filter((r) => r.status !== 200)) assert.equal(loser.body.error, 'invalid_grant');
+    }
+  });
+
+  test('signing keys rotated by `latch keys rotate` while both serve: both publish the new key and keep serving', async (t) => {
+    const browser = new TestBrowser();
+    /** A full flow across the two processes; returns the id_token when the token endpoint issues one. */
+    async function flowThrough(issuer: LatchProcess, exchanger: LatchProcess): Promise<string | undefined> {
+      const { verifier, challenge } = pkcePair();
+      const redirect = await authorize(browser, issuer.baseUrl, { ...params(challenge), scope: 'openid profile', nonce: 'n-1' }, user);
+      const token = await exchangeCode(exchanger.baseUrl, client, { grant_type: 'authorization_code', code: redirect.searchParams.get('code')!, code_verifier: verifier });
+      assert.equal(token.status, 200, JSON.stringify(token.body));
+      const info = await fetch(`${issuer.baseUrl}/oauth2/userinfo`, { headers: { authorization: `Bearer ${token.body.access_token}` } });
+      assert.equal(info.status, 200);
+      return token.body.id_token as string | undefined;
+    }
+    async function kidsOf(p: LatchProcess): Promise<string[]> {
+      const response = await fetch(`${p.baseUrl}/oauth2/jwks`);
+      assert.equal(response.status, 200);
+      return ((await response.json()) as JSONWebKeySet).keys.map((k) => k.kid!);
+    }
+
+    const oldToken = await flowThrough(a, b);
+    const oldKids = await kidsOf(a);
+    assert.deepEqual((await kidsOf(b)).sort(), [...oldKids].sort(), 'both processes publish the same keys');
+    const alg = oldToken ? decodeProtectedHeader(oldToken).alg! : 'RS256';
+
+    // Rotate from a third process, with no lead time, while A and B keep serving.
+    const rotated = await runLatch(['keys', 'rotate', '--alg', alg, '--lead-seconds', '0', '--json'], { env });
+    assert.equal(rotated.code, 0, rotated.stderr);
+    const newKid = JSON.parse(rotated.stdout)[0].kid as string;
+    assert.ok(!oldKids.includes(newKid));
+
+    // Within the refresh interval (1 s here) both processes publish the new key beside the old ones.
+    for (const p of [a, b]) {
+      let kids: string[] = [];
+      for (let i = 0; i < 100; i++) {
+        kids = await kidsOf(p);
+        if (kids.includes(newKid)) break;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      assert.ok(kids.includes(newKid), `${p.baseUrl} publishes ${newKid}: ${kids.join(', ')}`);
+      for (const kid of oldKids) assert.ok(kids.includes(kid), `${p.baseUrl} still publishes ${kid}`);
+    }
+
+    // Both keep serving the whole flow, each way round.
+    const freshTokens = [await flowThrough(a, b), await flowThrough(b, a)];
+    if (!oldToken) {
+      t.diagnostic('the token endpoint issues no id_token yet: signatures are not checked');
+      return;
+    }
+    // New id_tokens from either process are signed with the new key; the old one still verifies on both.
+    for (const [p, fresh] of [[a, freshTokens[0]], [b, freshTokens[1]]] as const) {
+      assert.ok(fresh);
+      assert.equal(decodeProtectedHeader(fresh).kid, newKid);
+      const jwks = (await (await fetch(`${p.baseUrl}/oauth2/jwks`)).json()) as JSONWebKeySet;
+      await jwtVerify(fresh, createLocalJWKSet(jwks), { issuer: 'http://latch.test', audience: client.clientId });
+      await jwtVerify(oldToken, createLocalJWKSet(jwks), { issuer: 'http://latch.test', audience: client.clientId });
     }
   });
 });
