@@ -44,7 +44,8 @@ export function registerAuthorizeRoutes(app: FastifyInstance, { storage, config 
     return reply.header('referrer-policy', 'no-referrer').redirect(buildCodeRedirect(config, authorization, code), status);
   }
 
-  app.get('/oauth2/authorize', async (request, reply) => {
+  // No automatic HEAD route: HEAD is a safe method (RFC 9110 §9.2.1), and this GET issues codes.
+  app.get('/oauth2/authorize', { exposeHeadRoute: false }, async (request, reply) => {
     const rawQuery = request.url.slice(request.url.indexOf('?') + 1);
     if (!request.url.includes('?')) throw new InvalidRequest('The authorization request has no parameters; send client_id, redirect_uri and response_type=code', { redirectable: false });
     if (rawQuery.length > MAX_AUTHORIZATION_QUERY_LENGTH) throw new InvalidRequest('The authorization request is too long', { redirectable: false });

@@ -238,6 +238,16 @@ describe('GET /oauth2/authorize', () => {
       assert.match(location.searchParams.get('code') ?? '', /^latch_ac_[A-Za-z0-9_-]{43}$/);
     });
 
+    test('HEAD never issues a code (a safe method must not change anything)', async () => {
+      const browser = new TestBrowser();
+      await authorize(browser, server.baseUrl, valid(), user);
+      const before = await snapshotState(server);
+      const response = await browser.request(authorizeUrl(server.baseUrl, valid()), { method: 'HEAD' });
+      assert.ok(response.status >= 400 && response.status < 500, `status ${response.status}`);
+      assert.equal(response.headers.get('location'), null);
+      assert.deepEqual(await snapshotState(server), before);
+    });
+
     test('a request without state is accepted, and the redirect carries no state', async () => {
       const { state: _omitted, ...params } = valid();
       const redirect = await authorize(new TestBrowser(), server.baseUrl, params, user);
