@@ -10,7 +10,7 @@ import fastifyCookie from '@fastify/cookie';
 import fastifyCsrfProtection from '@fastify/csrf-protection';
 import fastifyFormbody from '@fastify/formbody';
 import fastifyMultipart from '@fastify/multipart';
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import { createMemoryAttemptCounter, SignInThrottle, type AttemptCounter } from './accounts/sign-in-throttle.js';
 import type { Config } from './config.js';
 import { SigningKeyCache } from './crypto/signing-key-cache.js';
@@ -68,14 +68,27 @@ export function buildLoggerOptions(config: Config): FastifyServerOptions['logger
   };
 }
 
+/**
+ * One log line per request instead of Fastify's two ("incoming request", then "request completed"): the same
+ * facts (method, path, client address, status, time, request id) at half the logging cost on the hot paths,
+ * where request logging was ~5% of a userinfo request's CPU in the bench profile.
+ */
+class OneLinePerRequest extends LogController {
+  override incomingRequest(): void {}
+
+  override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
+    if (this.isLogDisabled(request)) return;
+    if (error) reply.log.error({ req: request, res: reply, err: error, responseTime: reply.elapsedTime }, 'request errored');
+    else reply.log.info({ req: request, res: reply, responseTime: reply.elapsedTime }, 'request completed');
+  }
+}
+
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { config, storage } = deps;
   const app = Fastify({
     logger: deps.logger ?? buildLoggerOptions(config),
     genReqId: () => randomUUID(),
-    // One log line per request (below) instead of Fastify's two: the same facts at half the logging cost on
-    // the hot paths.
-    disableRequestLogging: true,
+    logController: new OneLinePerRequest(),
     trustProxy: config.trustProxy,
     bodyLimit: BODY_LIMIT_BYTES,
     routerOptions: { maxParamLength: 200 },
@@ -107,10 +120,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.addHook('onRequest', (request, reply, done) => {
     reply.headers(securityHeaders);
     reply.header('x-request-id', request.id);
-    done();
-  });
-  app.addHook('onResponse', (request, reply, done) => {
-    request.log.info({ req: request, res: reply, responseTime: reply.elapsedTime }, 'request completed');
     done();
   });
   const mailer = deps.mailer ?? createMailer(config, storage, app.log);

@@ -6,7 +6,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { freePort, waitUntil } from './processes.mjs';
+import { freePort, trackChild, waitUntil } from './processes.mjs';
 
 export const BENCH_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 export const ROOT = resolve(BENCH_DIR, '..');
@@ -58,7 +58,7 @@ export async function startLatch(name, dataDir, { extraArgs = [], nodeArgs = [],
   const port = await freePort();
   const databaseUrl = `sqlite:${join(dataDir, 'latch.db')}`;
   const serverEnv = { ...process.env, LATCH_DATABASE_URL: databaseUrl, PORT: String(port), HOST, LATCH_ISSUER: `http://${HOST}:${port}`, ...env };
-  const child = spawn(process.execPath, [...nodeArgs, join(ROOT, 'bin', 'latch.js'), 'serve', ...extraArgs], { cwd: ROOT, env: serverEnv, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = trackChild(spawn(process.execPath, [...nodeArgs, join(ROOT, 'bin', 'latch.js'), 'serve', ...extraArgs], { cwd: ROOT, env: serverEnv, stdio: ['ignore', 'ignore', 'pipe'] }));
   let stderr = '';
   child.stderr.on('data', (chunk) => {
     stderr = (stderr + chunk).slice(-10_000);

@@ -14,6 +14,25 @@ const CLOCK_TICKS_PER_SECOND = (() => {
   }
 })();
 
+/** Every server this bench started, so that an interrupted run (Ctrl-C, SIGTERM) stops them too. */
+const started = new Set();
+let cleanupInstalled = false;
+
+export function trackChild(child) {
+  started.add(child);
+  child.once('exit', () => started.delete(child));
+  if (!cleanupInstalled) {
+    cleanupInstalled = true;
+    for (const signal of ['SIGINT', 'SIGTERM']) {
+      process.once(signal, () => {
+        for (const running of started) running.kill('SIGTERM');
+        process.exit(130);
+      });
+    }
+  }
+  return child;
+}
+
 export function freePort() {
   return new Promise((resolve, reject) => {
     const server = net.createServer();
@@ -92,6 +111,7 @@ export async function startListeningScript(script, { cwd, env, ipc = false }) {
   const child = ipc
     ? fork(script, [], { cwd, env, stdio: ['ignore', 'pipe', 'pipe', 'ipc'] })
     : spawn(process.execPath, [script], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  trackChild(child);
   let stderr = '';
   child.stderr.on('data', (chunk) => {
     stderr += chunk;
