@@ -431,6 +431,75 @@ export function defineRepositorySuite(label: string, open: () => Promise<SuiteDa
       });
     });
 
+    describe('email links', () => {
+      async function newLink(overrides: Partial<{ expiresAt: Date; purpose: 'verify_email' | 'reset_password' }> = {}) {
+        const user = await newUser();
+        const link = {
+          tokenHash: `link-${unique()}`,
+          userId: user.id,
+          purpose: overrides.purpose ?? ('reset_password' as const),
+          email: user.email,
+          createdAt: NOW,
+          expiresAt: overrides.expiresAt ?? FAR_FUTURE,
+        };
+        await storage.emailLinks.insert(link);
+        return link;
+      }
+
+      test('a link is usable until consumed, for its own purpose only', async () => {
+        const link = await newLink();
+        assert.deepEqual(await storage.emailLinks.findUsable(link.tokenHash, 'reset_password', NOW), { ...link, usedAt: null });
+        assert.equal(await storage.emailLinks.findUsable(link.tokenHash, 'verify_email', NOW), null);
+        assert.equal(await storage.emailLinks.consume(link.tokenHash, 'verify_email', NOW), null);
+        assert.deepEqual(await storage.emailLinks.consume(link.tokenHash, 'reset_password', NOW), { ...link, usedAt: NOW });
+        assert.equal(await storage.emailLinks.findUsable(link.tokenHash, 'reset_password', NOW), null);
+      });
+
+      test('race: concurrent uses of one link from two independent connections, exactly one wins', async () => {
+        const another = await database.openAnother();
+        try {
+          const link = await newLink();
+          const results = await Promise.all(
+            Array.from({ length: 8 }, (_, i) => (i % 2 === 0 ? storage : another).emailLinks.consume(link.tokenHash, 'reset_password', NOW)),
+          );
+          assert.equal(results.filter((r) => r !== null).length, 1);
+        } finally {
+          await another.close();
+        }
+      });
+
+      test('an expired link is never consumed', async () => {
+        const link = await newLink({ expiresAt: LATER });
+        assert.equal(await storage.emailLinks.consume(link.tokenHash, 'reset_password', LATER), null);
+      });
+    });
+
+    describe('signing keys', () => {
+      const key = (alg: 'RS256' | 'ES256', activatesAt: Date) => ({
+        kid: `kid-${unique()}`,
+        alg,
+        publicJwk: { kty: 'EC', crv: 'P-256', x: 'x', y: 'y' },
+        privateJwkEncrypted: `enc-${unique()}`,
+        createdAt: NOW,
+        activatesAt,
+        deactivatesAt: null,
+        retiresAt: null,
+      });
+
+      test('rotation ends the open keys of one algorithm; retired keys leave the published list', async () => {
+        const first = key('ES256', NOW);
+        await storage.signingKeys.insert(first);
+        assert.ok((await storage.signingKeys.listAll()).some((k) => k.kid === first.kid && k.publicJwk.crv === 'P-256'));
+        const ended = await storage.signingKeys.endOpenKeys('ES256', LATER, FAR_FUTURE);
+        assert.ok(ended.includes(first.kid));
+        const published = await storage.signingKeys.listPublished(LATER);
+        assert.deepEqual(published.find((k) => k.kid === first.kid)?.retiresAt, FAR_FUTURE);
+        assert.equal(await storage.signingKeys.retireNow(first.kid, LATER), true);
+        assert.equal((await storage.signingKeys.listPublished(LATER)).some((k) => k.kid === first.kid), false);
+        assert.equal(await storage.signingKeys.retireNow(`missing-${unique()}`, LATER), false);
+      });
+    });
+
     describe('transactions and health', () => {
       test('a transaction commits all of its writes together', async () => {
         const email = `tx-${unique()}@example.com`;
