@@ -173,7 +173,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   await app.register(async function authorizeFlow(flow) {
     flow.setErrorHandler(authorizeErrorHandler(storage, config));
-    registerAuthorizeRoutes(flow, { storage, config });
+    registerAuthorizeRoutes(flow, { storage, config, signingKeys });
   });
 
   await app.register(async function pages(pageScope) {

@@ -9,24 +9,23 @@
 import { isRegisteredRedirectUri, describeRedirectUriMismatch } from '../clients/redirect-uri-match.js';
 import { InvalidRequest, UnsupportedResponseType } from '../errors.js';
 import type { Client, Storage } from '../storage/storage.js';
+import { parseOidcParameters, rejectRequestObjects, type OidcParameters } from './oidc-request.js';
 import { findDuplicatedParam, readParam, type RawParams } from './params.js';
 import { isValidS256Challenge } from './pkce.js';
 import { parseScope } from './scope.js';
 
 export const MAX_STATE_LENGTH = 2048;
-export const MAX_NONCE_LENGTH = 512;
 
 export interface VerifiedClientRedirect {
   client: Client;
   redirectUri: string;
 }
 
-export interface AuthorizationRequest extends VerifiedClientRedirect {
+export interface AuthorizationRequest extends VerifiedClientRedirect, OidcParameters {
   scope: string[];
   state: string | undefined;
   /** The S256 code challenge, or null when the client sent none. */
   codeChallenge: string | null;
-  nonce: string | null;
 }
 
 const NOT_REDIRECTABLE = { redirectable: false } as const;
@@ -65,6 +64,7 @@ export function stateForErrorRedirect(params: RawParams): string | undefined {
 export function parseAuthorizationRequest(params: RawParams, verified: VerifiedClientRedirect): AuthorizationRequest {
   const duplicated = findDuplicatedParam(params);
   if (duplicated) throw new InvalidRequest(`${duplicated} was sent more than once; send it exactly once`);
+  rejectRequestObjects(params);
 
   const state = readParam(params, 'state', { maxLength: MAX_STATE_LENGTH });
   const responseType = readParam(params, 'response_type', { maxLength: 64 });
@@ -94,7 +94,5 @@ export function parseAuthorizationRequest(params: RawParams, verified: VerifiedC
     }
   }
 
-  const nonce = readParam(params, 'nonce', { maxLength: MAX_NONCE_LENGTH }) ?? null;
-
-  return { ...verified, scope, state, codeChallenge: codeChallenge ?? null, nonce };
+  return { ...verified, scope, state, codeChallenge: codeChallenge ?? null, ...parseOidcParameters(params) };
 }

@@ -1,9 +1,11 @@
 /**
- * GET /oauth2/authorize and the consent decision, POST /oauth2/authorize/decision.
+ * GET and POST /oauth2/authorize, and the consent decision, POST /oauth2/authorize/decision.
  *
- * RFC 6749 §4.1.1–4.1.2.1, RFC 7636 §4.3, RFC 9207, DESIGN "Authorization request" and "Consent".
+ * RFC 6749 §4.1.1–4.1.2.1, RFC 7636 §4.3, RFC 9207, OIDC Core §3.1.2, DESIGN "Authorization request" and "Consent".
  * Steps: verify client_id and redirect_uri (errors: page) → validate the rest (errors: redirect) →
- * require a browser session (else sign-in) → remembered consent, or the consent page → issue the code.
+ * require a browser session fresh enough for prompt/max_age/id_token_hint (else sign-in, or login_required
+ * with prompt=none) → remembered consent unless prompt=consent, or the consent page (consent_required with
+ * prompt=none) → issue the code.
  *
  * The request is not stored between the steps: the sign-in page returns to the same authorize URL, and the
  * consent form posts the original query back, where it is validated again from scratch. Nothing the browser
@@ -12,25 +14,60 @@
 import { parse as parseQueryString } from 'node:querystring';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../config.js';
-import { AccessDenied, InvalidRequest } from '../errors.js';
+import type { SigningKeyCache } from '../crypto/signing-key-cache.js';
+import { AccessDenied, ConsentRequired, InvalidRequest, LoginRequired } from '../errors.js';
 import { formActionSourceFor } from '../http/security-headers.js';
 import { readBrowserSession } from '../interaction/browser-session.js';
 import type { Storage } from '../storage/storage.js';
 import { ConsentPage } from '../views/pages/consent-page.js';
 import { renderPage } from '../views/render.js';
 import { buildCodeRedirect, issueAuthorizationCode } from './authorization-code-issuer.js';
+import { signInRequirement, type SignInReason } from './authentication-requirement.js';
 import { parseAuthorizationRequest, stateForErrorRedirect, verifyClientAndRedirectUri, type AuthorizationRequest } from './authorize-request.js';
+import { verifyIdTokenHint } from './id-token-hint.js';
+import { AUTHENTICATED_AFTER_PARAM } from './oidc-request.js';
 import type { RawParams } from './params.js';
 import { includesAll } from './scope.js';
 
 export interface AuthorizeRouteDeps {
   storage: Storage;
   config: Config;
+  signingKeys: SigningKeyCache;
+}
+
+const LOGIN_REQUIRED_BECAUSE: Record<SignInReason, string> = {
+  no_session: 'The user is not signed in, and prompt=none forbids showing the sign-in page',
+  prompt_login: 'prompt=login asks for a new sign-in, which prompt=none forbids',
+  max_age: 'The user signed in longer ago than max_age allows, and prompt=none forbids asking again',
+  other_user: 'The signed-in user is not the one id_token_hint names, and prompt=none forbids asking',
+};
+
+/** The query without Latch's own fresh-sign-in marker, so that a new round trip sets a new one. */
+function withoutMarker(rawQuery: string): string {
+  return rawQuery
+    .split('&')
+    .filter((pair) => !pair.startsWith(`${AUTHENTICATED_AFTER_PARAM}=`))
+    .join('&');
+}
+
+/** The form body of a POST authorization request as a query string (OIDC Core §3.1.2.1, form serialization). */
+function formToQuery(body: unknown): string {
+  if (body === null || typeof body !== 'object') {
+    throw new InvalidRequest('The authorization request has no parameters; send a form with client_id, redirect_uri and response_type=code', { redirectable: false });
+  }
+  const query = new URLSearchParams();
+  for (const [name, value] of Object.entries(body as Record<string, unknown>)) {
+    for (const item of Array.isArray(value) ? value : [value]) {
+      if (typeof item !== 'string') throw new InvalidRequest(`${name} must be a plain form field`, { redirectable: false });
+      query.append(name, item);
+    }
+  }
+  return query.toString();
 }
 
 const MAX_AUTHORIZATION_QUERY_LENGTH = 8192;
 
-export function registerAuthorizeRoutes(app: FastifyInstance, { storage, config }: AuthorizeRouteDeps): void {
+export function registerAuthorizeRoutes(app: FastifyInstance, { storage, config, signingKeys }: AuthorizeRouteDeps): void {
   async function validate(request: FastifyRequest, params: RawParams): Promise<AuthorizationRequest> {
     const verified = await verifyClientAndRedirectUri(params, storage, (client) => {
       request.latchClient = client;
@@ -51,15 +88,36 @@ export function registerAuthorizeRoutes(app: FastifyInstance, { storage, config 
     if (rawQuery.length > MAX_AUTHORIZATION_QUERY_LENGTH) throw new InvalidRequest('The authorization request is too long', { redirectable: false });
 
     const authorization = await validate(request, request.query as RawParams);
+    const now = new Date();
+    const hint = authorization.idTokenHint === null ? null : await verifyIdTokenHint(signingKeys, authorization.idTokenHint, { issuer: config.issuer, clientId: authorization.client.clientId });
     const current = await readBrowserSession(storage, config, request);
-    if (!current) {
-      const returnTo = `/oauth2/authorize?${rawQuery}`;
-      return reply.redirect(`/login?return_to=${encodeURIComponent(returnTo)}`, 302);
+    const signInReason = signInRequirement({
+      session: current && { userId: current.user.id, authTime: current.session.authTime },
+      prompt: authorization.prompt,
+      maxAgeSeconds: authorization.maxAgeSeconds,
+      hintedSubject: hint?.sub ?? null,
+      authenticatedAfter: authorization.authenticatedAfter,
+      now,
+    });
+    if (signInReason !== null) {
+      // OIDC Core §3.1.2.6: prompt=none never shows a page; the client learns why instead.
+      if (authorization.prompt.has('none')) throw new LoginRequired(LOGIN_REQUIRED_BECAUSE[signInReason]);
+      // Back here after the sign-in, with the time from which a sign-in counts as the fresh one asked for.
+      const returnTo = `/oauth2/authorize?${withoutMarker(rawQuery)}&${AUTHENTICATED_AFTER_PARAM}=${Math.floor(now.getTime() / 1000)}`;
+      const loginHint = authorization.loginHint ?? hint?.email;
+      const loginQuery = new URLSearchParams({ return_to: returnTo, ...(loginHint && { login_hint: loginHint }) });
+      return reply.redirect(`/login?${loginQuery.toString()}`, 302);
     }
+    const user = current!.user;
+    const authTime = current!.session.authTime;
 
-    const consent = await storage.consents.find(current.user.id, authorization.client.clientId);
-    if (consent && includesAll(consent.scope, authorization.scope)) {
-      return redirectWithCode(reply, authorization, current.user.id, current.session.authTime, 302);
+    const consent = await storage.consents.find(user.id, authorization.client.clientId);
+    const hasConsent = consent !== null && includesAll(consent.scope, authorization.scope);
+    if (hasConsent && !authorization.prompt.has('consent')) {
+      return redirectWithCode(reply, authorization, user.id, authTime, 302);
+    }
+    if (authorization.prompt.has('none')) {
+      throw new ConsentRequired('The user has not allowed this client these scopes yet, and prompt=none forbids asking');
     }
 
     return renderPage(
@@ -69,12 +127,22 @@ export function registerAuthorizeRoutes(app: FastifyInstance, { storage, config 
         clientName: authorization.client.name,
         clientHomepage: authorization.client.homepageUrl,
         redirectHost: new URL(authorization.redirectUri).host || authorization.redirectUri,
-        userEmail: current.user.email,
+        userEmail: user.email,
         authorizationRequest: rawQuery,
         scope: authorization.scope,
       }),
       { formActions: [formActionSourceFor(authorization.redirectUri)] },
     );
+  });
+
+  // OIDC Core §3.1.2.1: the same request as a form POST. It is answered with a redirect to the GET form, so
+  // that one code path handles both, and so that the browser session cookie (SameSite=Lax, sent on cross-site
+  // top-level GETs but not POSTs) comes along: otherwise a POST from the client's site could never see it.
+  app.post('/oauth2/authorize', async (request, reply) => {
+    const rawQuery = formToQuery(request.body);
+    if (rawQuery === '') throw new InvalidRequest('The authorization request has no parameters; send client_id, redirect_uri and response_type=code', { redirectable: false });
+    if (rawQuery.length > MAX_AUTHORIZATION_QUERY_LENGTH) throw new InvalidRequest('The authorization request is too long', { redirectable: false });
+    return reply.redirect(`/oauth2/authorize?${rawQuery}`, 303);
   });
 
   app.post('/oauth2/authorize/decision', { preHandler: app.csrfProtection }, async (request, reply) => {
