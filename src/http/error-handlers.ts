@@ -104,7 +104,13 @@ function isCsrfFailure(thrown: FastifyError | Error): boolean {
 export function pageErrorHandler(): ErrorHandler {
   return async (thrown, request, reply) => {
     const error = toOAuthError(thrown, request);
-    const status = isCsrfFailure(thrown) ? 403 : error.status;
+    // Pages are not OAuth endpoints: a framework 4xx keeps its own status (413 too large, 415 wrong type).
+    const frameworkStatus = (thrown as FastifyError).statusCode;
+    const status = isCsrfFailure(thrown)
+      ? 403
+      : !(thrown instanceof OAuthError) && frameworkStatus !== undefined && frameworkStatus >= 400 && frameworkStatus < 500
+        ? frameworkStatus
+        : error.status;
     reply.code(status >= 500 ? 500 : status);
     renderErrorPage(reply, request, error);
   };
