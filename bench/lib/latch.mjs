@@ -38,7 +38,15 @@ export function setUpLatchData(dataDir) {
   const dataEnv = { LATCH_DATABASE_URL: `sqlite:${join(dataDir, 'latch.db')}` };
   const user = latchCli(['user', 'create', '--email', USER_EMAIL, '--name', 'Bench User', '--avatar-url', 'https://images.example.com/avatar.png', '--password-stdin', '--json'], dataEnv, `${USER_PASSWORD}\n`);
   const client = latchCli(['client', 'create', '--name', 'Bench App', '--redirect-uri', REDIRECT_URI, '--json'], dataEnv);
-  return { userId: user.id, clientId: client.client_id, clientSecret: client.client_secret };
+  // The same client registered for ES256 id_tokens (scenario d3), where this build has per-client algorithms.
+  let es256 = null;
+  try {
+    const created = latchCli(['client', 'create', '--name', 'Bench App ES256', '--redirect-uri', REDIRECT_URI, '--id-token-alg', 'ES256', '--json'], dataEnv);
+    es256 = { userId: user.id, clientId: created.client_id, clientSecret: created.client_secret };
+  } catch {
+    // No --id-token-alg in this build.
+  }
+  return { userId: user.id, clientId: client.client_id, clientSecret: client.client_secret, es256 };
 }
 
 /** Whether the built Latch knows `serve --workers` (landed with the scale work). */
