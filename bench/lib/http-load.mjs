@@ -198,6 +198,9 @@ export async function runRequests({ host, port, connections, durationMs, next, i
         return;
       }
       sent += 1;
+      // A timer can fire up to a millisecond early (Node rounds its delay): count from the later of the
+      // scheduled time and the actual send, never from a schedule the request went out before.
+      const sentAt = performance.now();
       let response;
       try {
         response = await connection.request(bytes);
@@ -208,7 +211,7 @@ export async function runRequests({ host, port, connections, durationMs, next, i
       }
       const end = performance.now();
       completed += 1;
-      latencies.push(end - (intervalMs ? sendAt : now));
+      latencies.push(end - (intervalMs ? Math.max(sendAt, sentAt) : sentAt));
       if (!isOk(response)) {
         errors += 1;
         if (errorSamples.length < 3) errorSamples.push(`${response.status} ${response.body.toString('utf8').slice(0, 200)}`);
