@@ -33,7 +33,8 @@ describe('precompiled queries', () => {
     const find = precompileQuery((db, p: Parameter<{ name: string; id: number }>) =>
       db.selectFrom('users').select(['id', 'email']).where('email_verified', '=', 1).where('id', '=', p('id')).where('name', '=', p('name')),
     );
-    assert.deepEqual((await find(first.db, { name: 'N', id })).rows, [{ id, email: 'order@example.com' }]);
+    // Spread: node:sqlite (Node 24) returns rows without a prototype, better-sqlite3 plain objects.
+    assert.deepEqual((await find(first.db, { name: 'N', id })).rows.map((row) => ({ ...row })), [{ id, email: 'order@example.com' }]);
     assert.deepEqual((await find(first.db, { name: 'other', id })).rows, []);
     assert.deepEqual((await find(first.db, { name: 'N', id: id + 1000 })).rows, []);
   });

@@ -43,24 +43,27 @@ export function openSqlite(path: string, driver: SqliteDriverName = preferredSql
   return driver === 'node:sqlite' ? openWithNodeSqlite(path) : openWithBetterSqlite3(path);
 }
 
-interface BetterSqlite3Statement {
-  reader: boolean;
+/** What both drivers' statements offer: variadic parameters, where Kysely passes an array. */
+interface DriverStatement {
   all(...parameters: unknown[]): unknown[];
   run(...parameters: unknown[]): { changes: number | bigint; lastInsertRowid: number | bigint };
   iterate(...parameters: unknown[]): IterableIterator<unknown>;
 }
 
-function openWithBetterSqlite3(path: string): SqliteConnection {
-  const BetterSqlite3 = require('better-sqlite3') as new (path: string) => {
-    pragma(source: string): unknown;
-    prepare(sql: string): BetterSqlite3Statement;
-    close(): void;
-  };
-  const database = new BetterSqlite3(path);
-  for (const pragma of PRAGMAS) database.pragma(pragma);
+interface DriverDatabase<Statement extends DriverStatement> {
+  prepare(sql: string): Statement;
+  close(): void;
+}
+
+/** Wraps a driver's database in Kysely's interface, preparing each SQL text once. */
+function toKyselyConnection<Statement extends DriverStatement>(
+  driver: SqliteDriverName,
+  database: DriverDatabase<Statement>,
+  isReader: (statement: Statement) => boolean,
+): SqliteConnection {
   const statements = new Map<string, SqliteStatement>();
   return {
-    driver: 'better-sqlite3',
+    driver,
     close: () => {
       statements.clear();
       database.close();
@@ -70,7 +73,7 @@ function openWithBetterSqlite3(path: string): SqliteConnection {
       if (!statement) {
         const prepared = database.prepare(sqlText);
         statement = {
-          reader: prepared.reader,
+          reader: isReader(prepared),
           all: (parameters) => prepared.all(...parameters),
           run: (parameters) => prepared.run(...parameters),
           iterate: (parameters) => prepared.iterate(...parameters),
@@ -83,42 +86,29 @@ function openWithBetterSqlite3(path: string): SqliteConnection {
   };
 }
 
-interface NodeSqliteStatement {
-  all(...parameters: unknown[]): unknown[];
-  run(...parameters: unknown[]): { changes: number | bigint; lastInsertRowid: number | bigint };
-  iterate(...parameters: unknown[]): IterableIterator<unknown>;
+interface BetterSqlite3Statement extends DriverStatement {
+  reader: boolean;
+}
+
+function openWithBetterSqlite3(path: string): SqliteConnection {
+  const BetterSqlite3 = require('better-sqlite3') as new (path: string) => DriverDatabase<BetterSqlite3Statement> & {
+    pragma(source: string): unknown;
+  };
+  const database = new BetterSqlite3(path);
+  for (const pragma of PRAGMAS) database.pragma(pragma);
+  return toKyselyConnection('better-sqlite3', database, (statement) => statement.reader);
+}
+
+interface NodeSqliteStatement extends DriverStatement {
   columns(): unknown[];
 }
 
 function openWithNodeSqlite(path: string): SqliteConnection {
   const { DatabaseSync } = require('node:sqlite') as {
-    DatabaseSync: new (path: string) => { exec(sql: string): void; prepare(sql: string): NodeSqliteStatement; close(): void };
+    DatabaseSync: new (path: string) => DriverDatabase<NodeSqliteStatement> & { exec(sql: string): void };
   };
   const database = new DatabaseSync(path);
   for (const pragma of PRAGMAS) database.exec(`PRAGMA ${pragma}`);
-  const statements = new Map<string, SqliteStatement>();
-  return {
-    driver: 'node:sqlite',
-    close: () => {
-      statements.clear();
-      database.close();
-    },
-    prepare(sqlText) {
-      let statement = statements.get(sqlText);
-      if (!statement) {
-        const prepared = database.prepare(sqlText);
-        // A statement that returns columns (select, or anything with `returning`) is read with all().
-        const reader = prepared.columns().length > 0;
-        statement = {
-          reader,
-          all: (parameters) => prepared.all(...parameters),
-          run: (parameters) => prepared.run(...parameters),
-          iterate: (parameters) => prepared.iterate(...parameters),
-        };
-        if (statements.size >= MAX_CACHED_STATEMENTS) statements.clear();
-        statements.set(sqlText, statement);
-      }
-      return statement;
-    },
-  };
+  // A statement that returns columns (select, or anything with `returning`) is read with all().
+  return toKyselyConnection('node:sqlite', database, (statement) => statement.columns().length > 0);
 }
