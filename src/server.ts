@@ -54,6 +54,7 @@ export async function startServer(config: Config, options: StartServerOptions = 
   const storage = await openStorage(config.databaseUrl, {
     ...storageOptionsFromConfig(config),
     migrate: options.migrate ?? true,
+    backgroundCheckpoints: true,
     onIdleConnectionError: (err) => app?.log.warn({ err }, 'an idle database connection failed; it will be replaced'),
   });
   // Sign-in throttling counters: shared through Redis when configured, else per process (in memory).

@@ -4,6 +4,8 @@
  * every `refreshSeconds`, importing only keys it has not seen, so that keys added by `latch keys rotate` (from
  * another process) are published here well before they sign (crypto/signing-keys.ts).
  */
+import { createPrivateKey, type JsonWebKey } from 'node:crypto';
+import { createSigner } from 'fast-jwt';
 import { importJWK, type JWK } from 'jose';
 import { TemporarilyUnavailable } from '../errors.js';
 import type { SigningKeyRecord, Storage } from '../storage/storage.js';
@@ -21,6 +23,8 @@ export interface LoadedSigningKey {
   publicJwk: JWK;
   privateKey: CryptoKey;
   publicKey: CryptoKey;
+  /** Signs a JWT with this key on the calling thread (fast-jwt over node:crypto); header alg, kid and typ JWT. */
+  signJwt: (claims: Record<string, unknown>) => string;
 }
 
 export interface SigningKeyCacheOptions {
@@ -150,7 +154,17 @@ export class SigningKeyCache {
     const privateJwk = JSON.parse(this.encryption.decrypt(row.privateJwkEncrypted, row.kid)) as JWK;
     const publicJwk: JWK = { ...(row.publicJwk as JWK), kid: row.kid, alg: row.alg, use: 'sig' };
     const [privateKey, publicKey] = await Promise.all([importJWK(privateJwk, row.alg), importJWK(publicJwk, row.alg)]);
+    // Built once per key: fast-jwt parses the key here and keeps the KeyObject.
+    const signJwt = createSigner({
+      key: createPrivateKey({ key: privateJwk as JsonWebKey, format: 'jwk' }).export({ type: 'pkcs8', format: 'pem' }).toString(),
+      algorithm: row.alg,
+      kid: row.kid,
+      header: { alg: row.alg, typ: 'JWT' },
+      // iat, exp and the rest are ours (id-token.ts); fast-jwt keeps a given iat.
+      noTimestamp: false,
+    });
     return {
+      signJwt,
       kid: row.kid,
       alg: row.alg,
       activatesAt: row.activatesAt,

@@ -3,7 +3,7 @@
  * bound to client, redirect_uri, user, scope, nonce and PKCE challenge, valid for a short time.
  */
 import type { Config } from '../config.js';
-import { generateSecret, hashSecret, SECRET_PREFIX } from '../crypto/secrets.js';
+import { generateTimeOrderedSecret, hashTimeOrderedSecret, SECRET_PREFIX } from '../crypto/secrets.js';
 import type { Storage } from '../storage/storage.js';
 import type { AuthorizationRequest } from './authorize-request.js';
 import { buildRedirectUrl } from './redirect.js';
@@ -16,9 +16,9 @@ export async function issueAuthorizationCode(
   authTime: Date,
   now = new Date(),
 ): Promise<string> {
-  const code = generateSecret(SECRET_PREFIX.authorizationCode);
+  const code = generateTimeOrderedSecret(SECRET_PREFIX.authorizationCode, now.getTime());
   await storage.authorizationCodes.insert({
-    codeHash: hashSecret(code),
+    codeHash: hashTimeOrderedSecret(code),
     clientId: request.client.clientId,
     userId,
     redirectUri: request.redirectUri,

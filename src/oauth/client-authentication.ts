@@ -5,7 +5,7 @@
  * encoding work as well. Secrets are compared as SHA-256 hashes in constant time.
  */
 import type { FastifyRequest } from 'fastify';
-import { constantTimeEqual, hashSecret } from '../crypto/secrets.js';
+import { hashesEqual, hashSecret } from '../crypto/secrets.js';
 import { InvalidClient, InvalidRequest } from '../errors.js';
 import type { Client, Storage } from '../storage/storage.js';
 import { readParam, type RawParams } from './params.js';
@@ -59,13 +59,13 @@ export function readClientCredentials(request: FastifyRequest, params: RawParams
 
 export function clientSecretMatches(client: Client, presentedSecret: string, now: Date): boolean {
   const presentedHash = hashSecret(presentedSecret);
-  if (constantTimeEqual(presentedHash, client.secretHash)) return true;
+  if (hashesEqual(presentedHash, client.secretHash)) return true;
   // During a rotation's grace period, the previous secret is still accepted.
   return (
     client.previousSecretHash !== null &&
     client.previousSecretExpiresAt !== null &&
     client.previousSecretExpiresAt > now &&
-    constantTimeEqual(presentedHash, client.previousSecretHash)
+    hashesEqual(presentedHash, client.previousSecretHash)
   );
 }
 

@@ -5,7 +5,7 @@
  * with another scheme such as Basic.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { hashSecret } from '../crypto/secrets.js';
+import { hashTimeOrderedSecret } from '../crypto/secrets.js';
 import { InvalidToken } from '../errors.js';
 import { noStore } from '../http/security-headers.js';
 import type { Storage } from '../storage/storage.js';
@@ -37,7 +37,7 @@ export function extractAccessToken(request: FastifyRequest): string {
 export function registerUserinfoRoutes(app: FastifyInstance, { storage }: { storage: Storage }): void {
   const handler = async (request: FastifyRequest) => {
     const token = extractAccessToken(request);
-    const found = await storage.accessTokens.findActiveWithUser(hashSecret(token), new Date());
+    const found = await storage.accessTokens.findActiveWithUser(hashTimeOrderedSecret(token), new Date());
     if (!found) throw new InvalidToken('The access token is unknown, expired or revoked');
     return buildUserinfoResponse(found.user, found.token.scope);
   };

@@ -16,6 +16,7 @@
 import { PostgresAdapter, sql, type Kysely } from 'kysely';
 import type { Database } from './database.js';
 import { migrateToLatest, migrationsAreCurrent, openStorage, type OpenStorageOptions } from './open-storage.js';
+import { sqliteFastPathOf } from './sqlite-fast-path.js';
 
 export interface CopiedTable {
   /** Table name. */
@@ -177,7 +178,10 @@ async function copyBetween(
       }
       return counts;
     }),
-  );
+  ).finally(() => {
+    // Every row of the target was replaced: processes serving it drop what they cached (change-signal.ts).
+    sqliteFastPathOf(target)?.changed();
+  });
 
   // Verify against both sides as they are now committed.
   for (const { table, rows } of copied) {

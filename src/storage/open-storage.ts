@@ -9,6 +9,8 @@ import pg from 'pg';
 import { sqlitePath, type Config } from '../config.js';
 import type { Database } from './database.js';
 import { openSqlite } from './sqlite-connection.js';
+import { SqliteFastPath, sqliteFastPathOf } from './sqlite-fast-path.js';
+import { SAFETY_NET_AUTOCHECKPOINT_PAGES, SqliteCheckpointer } from './sqlite-checkpointer.js';
 import { migrationProvider, migrations } from './migrations/index.js';
 import { createAccessTokenRepository } from './repositories/access-tokens.js';
 import { createAuthorizationCodeRepository } from './repositories/authorization-codes.js';
@@ -35,6 +37,8 @@ export interface OpenStorageOptions {
   postgresSchema?: string | null;
   /** Told about errors of idle pooled PostgreSQL connections (the server closed them); they are dropped and replaced. */
   onIdleConnectionError?: (error: Error) => void;
+  /** SQLite: checkpoint the WAL from a worker thread instead of inside commits (serving processes; sqlite-checkpointer.ts). */
+  backgroundCheckpoints?: boolean;
 }
 
 /** The storage options a configuration asks for (pool size, statement timeout, schema). */
@@ -46,12 +50,38 @@ export function storageOptionsFromConfig(config: Config): OpenStorageOptions {
   };
 }
 
-export function createDatabase(databaseUrl: string, options: OpenStorageOptions = {}): { db: Kysely<Database>; dialect: Storage['dialect'] } {
+export interface OpenedDatabase {
+  db: Kysely<Database>;
+  dialect: Storage['dialect'];
+  /** Finishes queued writes and closes every connection. */
+  close(): Promise<void>;
+}
+
+export function createDatabase(databaseUrl: string, options: OpenStorageOptions = {}): OpenedDatabase {
   const path = sqlitePath(databaseUrl);
   if (path !== null) {
-    if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+    if (path === ':memory:') {
+      const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: openSqlite(path) }) });
+      return { db, dialect: 'sqlite', close: () => db.destroy() };
+    }
+    mkdirSync(dirname(path), { recursive: true });
     const sqlite = openSqlite(path);
-    return { db: new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) }), dialect: 'sqlite' };
+    const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+    const fastPath = SqliteFastPath.attach(db, path, sqlite);
+    let checkpointer: SqliteCheckpointer | undefined;
+    if (options.backgroundCheckpoints) {
+      sqlite.prepare(`PRAGMA wal_autocheckpoint = ${SAFETY_NET_AUTOCHECKPOINT_PAGES}`).all([]);
+      checkpointer = SqliteCheckpointer.start(path, sqlite.driver);
+    }
+    return {
+      db,
+      dialect: 'sqlite',
+      async close() {
+        await fastPath.close();
+        await checkpointer?.close();
+        await db.destroy();
+      },
+    };
   }
 
   // int8 (bigint) columns hold epoch seconds and counts, all far below 2^53: read them as numbers.
@@ -62,7 +92,8 @@ export function createDatabase(databaseUrl: string, options: OpenStorageOptions 
     schema: options.postgresSchema ?? null,
     onIdleClientError: options.onIdleConnectionError ?? (() => {}),
   });
-  return { db: new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }), dialect: 'postgres' };
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  return { db, dialect: 'postgres', close: () => db.destroy() };
 }
 
 /**
@@ -95,7 +126,12 @@ export async function migrateToLatest(db: Kysely<Database>, options: Pick<OpenSt
   for (let attempt = 1; ; attempt++) {
     const migrator = await createMigrator(db);
     const result = await migrator.migrateToLatest();
-    if (!result.error) return result;
+    if (!result.error) {
+      // Whoever runs them (`latch migrate`, `latch serve`, the primary of --workers): cached reads start over in
+      // every process (change-signal.ts).
+      if ((result.results ?? []).length > 0) sqliteFastPathOf(db)?.changed();
+      return result;
+    }
     // Kysely's migrator introspects every schema of the database; a table dropped in another schema at that
     // moment fails it with undefined_table. Migrations run in one transaction on PostgreSQL, so try again.
     if (attempt >= 3 || !isMissingTable(result.error)) throw result.error;
@@ -132,7 +168,14 @@ export function bindRepositories(db: Kysely<Database>, dialect: Storage['dialect
     outbox: createOutboxRepository(db),
     avatarImages: createAvatarImageRepository(db),
     signingKeys: createSigningKeyRepository(db),
-    transaction: (fn) => db.transaction().execute((trx) => fn(bindRepositories(trx, dialect, close))),
+    transaction: async (fn) => {
+      try {
+        return await db.transaction().execute((trx) => fn(bindRepositories(trx, dialect, close)));
+      } finally {
+        // Transactions are rare and may revoke tokens or change users: cached reads start over (change-signal.ts).
+        sqliteFastPathOf(db)?.changed();
+      }
+    },
     async ping() {
       try {
         await sql`select 1`.execute(db);
@@ -147,7 +190,9 @@ export function bindRepositories(db: Kysely<Database>, dialect: Storage['dialect
 }
 
 export async function openStorage(databaseUrl: string, options: OpenStorageOptions = {}): Promise<Storage & { db: Kysely<Database> }> {
-  const { db, dialect } = createDatabase(databaseUrl, options);
-  if (options.migrate ?? true) await migrateToLatest(db, options);
-  return Object.assign(bindRepositories(db, dialect, () => db.destroy()), { db });
+  const { db, dialect, close } = createDatabase(databaseUrl, options);
+  if (options.migrate ?? true) {
+    await migrateToLatest(db, options);
+  }
+  return Object.assign(bindRepositories(db, dialect, close), { db });
 }

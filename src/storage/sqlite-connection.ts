@@ -37,10 +37,21 @@ const PRAGMAS = [
 
 export interface SqliteConnection extends SqliteDatabase {
   readonly driver: SqliteDriverName;
+  /** True while a transaction is open on this connection (BEGIN run, COMMIT or ROLLBACK not yet). */
+  inTransaction(): boolean;
 }
 
-export function openSqlite(path: string, driver: SqliteDriverName = preferredSqliteDriver()): SqliteConnection {
-  return driver === 'node:sqlite' ? openWithNodeSqlite(path) : openWithBetterSqlite3(path);
+/** Pragmas of the fast path's read connection (sqlite-fast-path.ts): it must never write. */
+const READER_PRAGMAS = ['busy_timeout = 5000', 'query_only = ON'];
+
+export interface OpenSqliteOptions {
+  /** A connection that only reads (the journal mode is the writer's to set, and stays with the file). */
+  readOnly?: boolean;
+}
+
+export function openSqlite(path: string, driver: SqliteDriverName = preferredSqliteDriver(), options: OpenSqliteOptions = {}): SqliteConnection {
+  const pragmas = options.readOnly ? READER_PRAGMAS : PRAGMAS;
+  return driver === 'node:sqlite' ? openWithNodeSqlite(path, pragmas) : openWithBetterSqlite3(path, pragmas);
 }
 
 /** What both drivers' statements offer: variadic parameters, where Kysely passes an array. */
@@ -60,10 +71,12 @@ function toKyselyConnection<Statement extends DriverStatement>(
   driver: SqliteDriverName,
   database: DriverDatabase<Statement>,
   isReader: (statement: Statement) => boolean,
+  inTransaction: () => boolean,
 ): SqliteConnection {
   const statements = new Map<string, SqliteStatement>();
   return {
     driver,
+    inTransaction,
     close: () => {
       statements.clear();
       database.close();
@@ -90,25 +103,26 @@ interface BetterSqlite3Statement extends DriverStatement {
   reader: boolean;
 }
 
-function openWithBetterSqlite3(path: string): SqliteConnection {
+function openWithBetterSqlite3(path: string, pragmas: readonly string[]): SqliteConnection {
   const BetterSqlite3 = require('better-sqlite3') as new (path: string) => DriverDatabase<BetterSqlite3Statement> & {
     pragma(source: string): unknown;
+    inTransaction: boolean;
   };
   const database = new BetterSqlite3(path);
-  for (const pragma of PRAGMAS) database.pragma(pragma);
-  return toKyselyConnection('better-sqlite3', database, (statement) => statement.reader);
+  for (const pragma of pragmas) database.pragma(pragma);
+  return toKyselyConnection('better-sqlite3', database, (statement) => statement.reader, () => database.inTransaction);
 }
 
 interface NodeSqliteStatement extends DriverStatement {
   columns(): unknown[];
 }
 
-function openWithNodeSqlite(path: string): SqliteConnection {
+function openWithNodeSqlite(path: string, pragmas: readonly string[]): SqliteConnection {
   const { DatabaseSync } = require('node:sqlite') as {
-    DatabaseSync: new (path: string) => DriverDatabase<NodeSqliteStatement> & { exec(sql: string): void };
+    DatabaseSync: new (path: string) => DriverDatabase<NodeSqliteStatement> & { exec(sql: string): void; isTransaction: boolean };
   };
   const database = new DatabaseSync(path);
-  for (const pragma of PRAGMAS) database.exec(`PRAGMA ${pragma}`);
+  for (const pragma of pragmas) database.exec(`PRAGMA ${pragma}`);
   // A statement that returns columns (select, or anything with `returning`) is read with all().
-  return toKyselyConnection('node:sqlite', database, (statement) => statement.columns().length > 0);
+  return toKyselyConnection('node:sqlite', database, (statement) => statement.columns().length > 0, () => database.isTransaction);
 }

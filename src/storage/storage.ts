@@ -91,6 +91,9 @@ export interface ConsumeConditions {
   codeChallenge: string | null;
 }
 
+/** The access token a redeemed code turns into; client, user and scope come from the code. */
+export type RedeemedAccessToken = Pick<AccessToken, 'tokenHash' | 'createdAt' | 'expiresAt'>;
+
 export interface AuthorizationCodeRepository {
   /** Stores the code's hash, never the code. */
   insert(code: NewAuthorizationCode): Promise<void>;
@@ -102,6 +105,12 @@ export interface AuthorizationCodeRepository {
    * (null: the code must have been issued without one).
    */
   consume(conditions: ConsumeConditions, now: Date): Promise<AuthorizationCode | null>;
+  /**
+   * The token endpoint's write: consumes the code as `consume` does and, in the same transaction, stores the
+   * access token issued from it (for the code's client, user and scope). Returns the code and its user, or
+   * null when the code could not be consumed, in which case nothing was written.
+   */
+  redeem(conditions: ConsumeConditions, token: RedeemedAccessToken, now: Date): Promise<{ code: AuthorizationCode; user: User } | null>;
   /** Any code by hash, used or not, for telling "reused" from "unknown" and "expired". */
   findByHash(codeHash: string): Promise<AuthorizationCode | null>;
   deleteExpired(before: Date): Promise<number>;

@@ -235,7 +235,7 @@ describe('GET /oauth2/authorize', () => {
       assert.equal(`${location.origin}${location.pathname}`, REDIRECT_URI);
       assert.equal(location.searchParams.get('state'), state);
       assert.equal(location.searchParams.get('iss'), server.config.issuer);
-      assert.match(location.searchParams.get('code') ?? '', /^latch_ac_[A-Za-z0-9_-]{43}$/);
+      assert.match(location.searchParams.get('code') ?? '', /^latch_ac_[0-9a-f]{11}[A-Za-z0-9_-]{43}$/);
     });
 
     test('HEAD never issues a code (a safe method must not change anything)', async () => {

@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { hashSecret } from '../../src/crypto/secrets.js';
+import { hashTimeOrderedSecret } from '../../src/crypto/secrets.js';
 import { TestBrowser } from '../helpers/browser.js';
 import { basicAuthorization, callUserinfo, exchangeIssuedCode, issueCode, postToken, type IssuedCode, type TestUser } from '../helpers/code-fixtures.js';
 import { authorize } from '../helpers/oauth-flow.js';
@@ -168,7 +168,7 @@ describe('the spec, table by table', () => {
     });
     test('5.5 the access token is bound to scope profile and lives expires_in seconds', async () => {
       const response = await exchangeIssuedCode(server, client, await issueCode(server, client, user));
-      const row = await server.storage.accessTokens.findByHash(hashSecret(response.body.access_token));
+      const row = await server.storage.accessTokens.findByHash(hashTimeOrderedSecret(response.body.access_token));
       assert.deepEqual(row?.scope, ['profile']);
       const lifetime = (row!.expiresAt.getTime() - row!.createdAt.getTime()) / 1000;
       assert.ok(lifetime >= response.body.expires_in && lifetime < response.body.expires_in + 2, `stored lifetime ${lifetime}s`);

@@ -58,7 +58,7 @@ describe('POST /oauth2/token', () => {
       assert.match(response.headers.get('content-type') ?? '', /^application\/json/);
       assert.equal(response.headers.get('cache-control'), 'no-store');
       assert.equal(response.headers.get('pragma'), 'no-cache');
-      assert.match(response.body.access_token, /^latch_at_[A-Za-z0-9_-]{43}$/);
+      assert.match(response.body.access_token, /^latch_at_[0-9a-f]{11}[A-Za-z0-9_-]{43}$/);
       assert.equal(response.body.token_type, 'Bearer');
       assert.equal(response.body.expires_in, 3600);
       assert.equal(typeof response.body.expires_in, 'number', 'expires_in is a JSON number');

@@ -268,6 +268,151 @@ export function defineRepositorySuite(label: string, open: () => Promise<SuiteDa
         }
       });
 
+      /** A token to redeem a code for: only its hash and times are the caller's (client, user and scope come from the code). */
+      const tokenFor = () => ({ tokenHash: `tok-${unique()}`, createdAt: NOW, expiresAt: FAR_FUTURE });
+
+      /** How many of these tokens are stored. */
+      async function storedCount(tokenHashes: string[]): Promise<number> {
+        const found = await Promise.all(tokenHashes.map((hash) => storage.accessTokens.findByHash(hash)));
+        return found.filter((token) => token !== null).length;
+      }
+
+      test('redeem consumes the code and stores one access token with the code’s client, user, scope and hash', async () => {
+        const user = await newUser();
+        const client = await newClient();
+        const code = await newCode({ userId: user.id, clientId: client.clientId, scope: ['openid', 'email', 'profile'] });
+        const token = tokenFor();
+        const redeemed = await storage.authorizationCodes.redeem(conditionsOf(code), token, NOW);
+        assert.deepEqual(redeemed, { code: { ...code, consumedAt: NOW }, user });
+        assert.deepEqual((await storage.authorizationCodes.findByHash(code.codeHash))?.consumedAt, NOW);
+        const stored = {
+          tokenHash: token.tokenHash,
+          clientId: client.clientId,
+          userId: user.id,
+          scope: ['openid', 'email', 'profile'],
+          authorizationCodeHash: code.codeHash,
+          createdAt: NOW,
+          expiresAt: FAR_FUTURE,
+          revokedAt: null,
+        };
+        assert.deepEqual(await storage.accessTokens.findByHash(token.tokenHash), stored);
+        // What userinfo reads (cached by redeem on SQLite) is what was stored.
+        assert.deepEqual(await storage.accessTokens.findActiveWithUser(token.tokenHash, NOW), { token: stored, user });
+        // Exactly one token came from the code.
+        assert.equal(await storage.accessTokens.revokeByAuthorizationCode(code.codeHash, LATER), 1);
+      });
+
+      test('redeem without redirect_uri (spec 4.2 B) still needs every other binding', async () => {
+        const code = await newCode();
+        const wrongClient = tokenFor();
+        const other = await newClient();
+        assert.equal(await storage.authorizationCodes.redeem({ ...conditionsOf(code), redirectUri: undefined, clientId: other.clientId }, wrongClient, NOW), null);
+        const token = tokenFor();
+        assert.ok(await storage.authorizationCodes.redeem({ ...conditionsOf(code), redirectUri: undefined }, token, NOW));
+        assert.equal(await storedCount([wrongClient.tokenHash, token.tokenHash]), 1);
+        assert.ok(await storage.accessTokens.findByHash(token.tokenHash));
+      });
+
+      test('a redeem that fails any condition returns null and writes nothing', async () => {
+        const code = await newCode();
+        const other = await newClient();
+        const wrong = [
+          { ...conditionsOf(code), clientId: other.clientId },
+          { ...conditionsOf(code), redirectUri: 'https://app.example.com/other' },
+          { ...conditionsOf(code), codeChallenge: 'not-the-challenge' },
+          { ...conditionsOf(code), codeChallenge: null },
+          { ...conditionsOf(code), codeHash: `missing-${unique()}` },
+        ];
+        const tried: string[] = [];
+        for (const conditions of wrong) {
+          const token = tokenFor();
+          tried.push(token.tokenHash);
+          assert.equal(await storage.authorizationCodes.redeem(conditions, token, NOW), null);
+        }
+        assert.equal(await storedCount(tried), 0);
+        assert.equal((await storage.authorizationCodes.findByHash(code.codeHash))?.consumedAt, null);
+
+        // A code issued without a challenge: not with one (no PKCE downgrade).
+        const plain = await newCode({ codeChallenge: null });
+        const withChallenge = tokenFor();
+        assert.equal(await storage.authorizationCodes.redeem({ ...conditionsOf(plain), codeChallenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM' }, withChallenge, NOW), null);
+        assert.equal(await storedCount([withChallenge.tokenHash]), 0);
+        assert.equal((await storage.authorizationCodes.findByHash(plain.codeHash))?.consumedAt, null);
+
+        // Expired: at its expiry and after it.
+        const expired = await newCode({ expiresAt: NOW });
+        const atExpiry = tokenFor();
+        const afterExpiry = tokenFor();
+        assert.equal(await storage.authorizationCodes.redeem(conditionsOf(expired), atExpiry, NOW), null);
+        assert.equal(await storage.authorizationCodes.redeem(conditionsOf(expired), afterExpiry, LATER), null);
+        assert.equal(await storedCount([atExpiry.tokenHash, afterExpiry.tokenHash]), 0);
+        assert.equal((await storage.authorizationCodes.findByHash(expired.codeHash))?.consumedAt, null);
+
+        // Already used: the second redeem stores no second token, and the first use stands.
+        const first = tokenFor();
+        const replay = tokenFor();
+        assert.ok(await storage.authorizationCodes.redeem(conditionsOf(code), first, NOW));
+        assert.equal(await storage.authorizationCodes.redeem(conditionsOf(code), replay, LATER), null);
+        assert.equal(await storedCount([first.tokenHash, replay.tokenHash]), 1);
+        assert.ok(await storage.accessTokens.findByHash(first.tokenHash));
+        assert.deepEqual((await storage.authorizationCodes.findByHash(code.codeHash))?.consumedAt, NOW);
+        assert.equal(await storage.accessTokens.revokeByAuthorizationCode(code.codeHash, LATER), 1);
+      });
+
+      test('a redeem inside a transaction that rolls back leaves the code unused and no token', async () => {
+        const code = await newCode();
+        const token = tokenFor();
+        await assert.rejects(
+          storage.transaction(async (tx) => {
+            assert.ok(await tx.authorizationCodes.redeem(conditionsOf(code), token, NOW));
+            throw new Error('abort');
+          }),
+          /abort/,
+        );
+        assert.equal(await storedCount([token.tokenHash]), 0);
+        assert.equal((await storage.authorizationCodes.findByHash(code.codeHash))?.consumedAt, null);
+        assert.ok(await storage.authorizationCodes.redeem(conditionsOf(code), tokenFor(), NOW));
+      });
+
+      test('a redeem whose token cannot be stored fails whole: the code stays unused', async () => {
+        const user = await newUser();
+        const client = await newClient();
+        const code = await newCode({ userId: user.id, clientId: client.clientId });
+        const taken = tokenFor();
+        await storage.accessTokens.insert({ ...taken, clientId: client.clientId, userId: user.id, scope: ['openid'], authorizationCodeHash: null });
+        await assert.rejects(storage.authorizationCodes.redeem(conditionsOf(code), taken, NOW));
+        assert.equal((await storage.authorizationCodes.findByHash(code.codeHash))?.consumedAt, null);
+        assert.equal((await storage.accessTokens.findByHash(taken.tokenHash))?.authorizationCodeHash, null);
+        assert.ok(await storage.authorizationCodes.redeem(conditionsOf(code), tokenFor(), NOW));
+      });
+
+      test('race: 12 concurrent redeems of one code on one connection pool, exactly one wins and one token is stored', async () => {
+        const code = await newCode();
+        const tokens = Array.from({ length: 12 }, tokenFor);
+        const results = await Promise.all(tokens.map((token) => storage.authorizationCodes.redeem(conditionsOf(code), token, NOW)));
+        assert.equal(results.filter((r) => r !== null).length, 1);
+        assert.equal(await storedCount(tokens.map((t) => t.tokenHash)), 1);
+        assert.equal(await storage.accessTokens.revokeByAuthorizationCode(code.codeHash, LATER), 1);
+      });
+
+      test('race: concurrent redeems of one code from two independent connections, exactly one wins and one token is stored', async () => {
+        const another = await database.openAnother();
+        try {
+          for (let round = 0; round < 5; round++) {
+            const code = await newCode();
+            const tokens = Array.from({ length: 12 }, tokenFor);
+            const results = await Promise.all(
+              tokens.map((token, i) => (i % 2 === 0 ? storage : another).authorizationCodes.redeem(conditionsOf(code), token, NOW)),
+            );
+            assert.equal(results.filter((r) => r !== null).length, 1, `round ${round}`);
+            assert.equal(await storedCount(tokens.map((t) => t.tokenHash)), 1, `round ${round}`);
+            assert.equal(await storage.accessTokens.revokeByAuthorizationCode(code.codeHash, LATER), 1, `round ${round}`);
+          }
+        } finally {
+          await another.close();
+        }
+      });
+
       test('deleteExpired removes codes that expired before the cutoff, and only those', async () => {
         const old = await newCode({ expiresAt: EARLIER });
         const live = await newCode({ expiresAt: FAR_FUTURE });

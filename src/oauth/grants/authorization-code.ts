@@ -7,7 +7,7 @@
  * token and revokes it. Only when the update matches nothing does the slow path read the code to say why.
  */
 import type { Config } from '../../config.js';
-import { generateSecret, hashSecret, SECRET_PREFIX } from '../../crypto/secrets.js';
+import { generateTimeOrderedSecret, hashTimeOrderedSecret, SECRET_PREFIX } from '../../crypto/secrets.js';
 import { InvalidGrant, InvalidRequest } from '../../errors.js';
 import type { AuthorizationCode, Client, ConsumeConditions, Storage, User } from '../../storage/storage.js';
 import { readParam, requireParam, type RawParams } from '../params.js';
@@ -35,33 +35,17 @@ export async function exchangeAuthorizationCode(
   }
 
   const conditions: ConsumeConditions = {
-    codeHash: hashSecret(code),
+    codeHash: hashTimeOrderedSecret(code),
     clientId: client.clientId,
     redirectUri,
     codeChallenge: codeVerifier === undefined ? null : computeS256Challenge(codeVerifier),
   };
-  const accessToken = generateSecret(SECRET_PREFIX.accessToken);
+  const accessToken = generateTimeOrderedSecret(SECRET_PREFIX.accessToken, now.getTime());
   const expiresAt = new Date(now.getTime() + config.accessTokenTtlSeconds * 1000);
 
-  const consumed = await storage.transaction(async (trx) => {
-    const winner = await trx.authorizationCodes.consume(conditions, now);
-    if (!winner) return null;
-    await trx.accessTokens.insert({
-      tokenHash: hashSecret(accessToken),
-      clientId: client.clientId,
-      userId: winner.userId,
-      scope: winner.scope,
-      authorizationCodeHash: winner.codeHash,
-      createdAt: now,
-      expiresAt,
-    });
-    return winner;
-  });
-  if (!consumed) throw await explainRejectedCode(storage, conditions, codeVerifier !== undefined, now);
-
-  const user = await storage.users.findById(consumed.userId);
-  if (!user) throw new InvalidGrant('The user this code was issued for no longer exists');
-  return { accessToken, expiresInSeconds: config.accessTokenTtlSeconds, code: consumed, user };
+  const redeemed = await storage.authorizationCodes.redeem(conditions, { tokenHash: hashTimeOrderedSecret(accessToken), createdAt: now, expiresAt }, now);
+  if (!redeemed) throw await explainRejectedCode(storage, conditions, codeVerifier !== undefined, now);
+  return { accessToken, expiresInSeconds: config.accessTokenTtlSeconds, code: redeemed.code, user: redeemed.user };
 }
 
 /** The slow path: why the conditional consume matched nothing. Revokes the tokens of a replayed code. */

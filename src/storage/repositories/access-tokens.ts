@@ -4,9 +4,11 @@ import type { AccessToken, AccessTokenRepository } from '../storage.js';
 import { fromEpochSeconds, fromNullableEpochSeconds, fromScopeText, toEpochSeconds, toExpiryEpochSeconds, toScopeText } from './columns.js';
 import { precompileQuery, type Parameter } from '../precompiled-query.js';
 import { toUser } from './users.js';
+import { sqliteFastPathOf } from '../sqlite-fast-path.js';
+import { readThrough } from '../cached-reads.js';
 
 // The two queries of the hot paths (token response, userinfo), compiled once (precompiled-query.ts).
-const insertAccessToken = precompileQuery(
+export const insertAccessToken = precompileQuery(
   (
     db,
     p: Parameter<{ tokenHash: string; clientId: string; userId: number; scope: string; authorizationCodeHash: string | null; createdAt: number; expiresAt: number }>,
@@ -67,12 +69,20 @@ export function createAccessTokenRepository(db: Kysely<Database>): AccessTokenRe
     },
 
     async findActiveWithUser(tokenHash, now) {
-      const row = (await findActiveTokenWithUser(db, { tokenHash, now: toEpochSeconds(now) })).rows[0];
-      if (!row) return null;
-      return {
-        token: toAccessToken(row),
-        user: toUser({ ...row, created_at: row.user_created_at, updated_at: row.user_updated_at }),
-      };
+      return readThrough(
+        sqliteFastPathOf(db)?.cached,
+        (c) => c.activeTokens,
+        tokenHash,
+        async () => {
+          const row = (await findActiveTokenWithUser(db, { tokenHash, now: toEpochSeconds(now) })).rows[0];
+          if (!row) return null;
+          return {
+            token: toAccessToken(row),
+            user: toUser({ ...row, created_at: row.user_created_at, updated_at: row.user_updated_at }),
+          };
+        },
+        (found) => found.token.expiresAt > now,
+      );
     },
 
     async findByHash(tokenHash) {
@@ -87,6 +97,7 @@ export function createAccessTokenRepository(db: Kysely<Database>): AccessTokenRe
         .where('authorization_code_hash', '=', codeHash)
         .where('revoked_at', 'is', null)
         .executeTakeFirst();
+      sqliteFastPathOf(db)?.changed();
       return Number(result.numUpdatedRows);
     },
 
@@ -98,6 +109,7 @@ export function createAccessTokenRepository(db: Kysely<Database>): AccessTokenRe
         .where('client_id', '=', clientId)
         .where('revoked_at', 'is', null)
         .executeTakeFirst();
+      sqliteFastPathOf(db)?.changed();
       return Number(result.numUpdatedRows);
     },
 

@@ -3,6 +3,8 @@ import type { BrowserSessionRow, Database } from '../database.js';
 import type { BrowserSession, BrowserSessionRepository } from '../storage.js';
 import { precompileQuery, type Parameter } from '../precompiled-query.js';
 import { fromEpochSeconds, toEpochSeconds, toExpiryEpochSeconds } from './columns.js';
+import { readThrough } from '../cached-reads.js';
+import { sqliteFastPathOf } from '../sqlite-fast-path.js';
 
 /** Read by every request that carries a session cookie: compiled once (precompiled-query.ts). */
 const findActiveSession = precompileQuery((db, p: Parameter<{ sessionHash: string; now: number }>) =>
@@ -41,8 +43,16 @@ export function createBrowserSessionRepository(db: Kysely<Database>): BrowserSes
     },
 
     async findActive(sessionHash, now) {
-      const row = (await findActiveSession(db, { sessionHash, now: toEpochSeconds(now) })).rows[0];
-      return row ? toBrowserSession(row) : null;
+      return readThrough(
+        sqliteFastPathOf(db)?.cached,
+        (c) => c.browserSessions,
+        sessionHash,
+        async () => {
+          const row = (await findActiveSession(db, { sessionHash, now: toEpochSeconds(now) })).rows[0];
+          return row ? toBrowserSession(row) : null;
+        },
+        (session) => session.expiresAt > now,
+      );
     },
 
     async listByUser(userId, now) {
@@ -58,16 +68,21 @@ export function createBrowserSessionRepository(db: Kysely<Database>): BrowserSes
 
     async touch(sessionHash, now) {
       await db.updateTable('browser_sessions').set({ last_seen_at: toEpochSeconds(now) }).where('session_hash', '=', sessionHash).execute();
+      // findActive answers carry last_seen_at (cached-reads.ts). No hot path touches sessions.
+      sqliteFastPathOf(db)?.changed();
     },
 
     async delete(sessionHash) {
       await db.deleteFrom('browser_sessions').where('session_hash', '=', sessionHash).execute();
+      // Signed out: every process must stop finding the session (cached-reads.ts).
+      sqliteFastPathOf(db)?.changed();
     },
 
     async deleteByUser(userId, exceptSessionHash) {
       let query = db.deleteFrom('browser_sessions').where('user_id', '=', userId);
       if (exceptSessionHash !== undefined) query = query.where('session_hash', '!=', exceptSessionHash);
       const result = await query.executeTakeFirst();
+      sqliteFastPathOf(db)?.changed();
       return Number(result.numDeletedRows);
     },
 

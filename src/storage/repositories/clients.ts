@@ -4,6 +4,8 @@ import type { ClientRow, Database } from '../database.js';
 import type { Client, ClientPatch, ClientRepository, NewClient } from '../storage.js';
 import { precompileQuery, type Parameter } from '../precompiled-query.js';
 import { fromEpochSeconds, fromNullableEpochSeconds, toEpochSeconds, toNullableEpochSeconds } from './columns.js';
+import { sqliteFastPathOf } from '../sqlite-fast-path.js';
+import { readThrough } from '../cached-reads.js';
 
 /** Every token request and authorization request reads its client: compiled once (precompiled-query.ts). */
 const findClientById = precompileQuery((db, p: Parameter<{ clientId: string }>) =>
@@ -30,8 +32,10 @@ function toClient(row: ClientRow): Client {
 export function createClientRepository(db: Kysely<Database>): ClientRepository {
   return {
     async findById(clientId) {
-      const row = (await findClientById(db, { clientId })).rows[0];
-      return row ? toClient(row) : null;
+      return readThrough(sqliteFastPathOf(db)?.cached, (c) => c.clients, clientId, async () => {
+        const row = (await findClientById(db, { clientId })).rows[0];
+        return row ? toClient(row) : null;
+      });
     },
 
     async list() {
@@ -85,11 +89,15 @@ export function createClientRepository(db: Kysely<Database>): ClientRepository {
         })
         .where('client_id', '=', clientId)
         .executeTakeFirst();
+      // Secrets, redirect URIs and the rest are cached by every process (cached-reads.ts).
+      sqliteFastPathOf(db)?.changed();
       return Number(result.numUpdatedRows) > 0;
     },
 
     async delete(clientId) {
       const result = await db.deleteFrom('clients').where('client_id', '=', clientId).executeTakeFirst();
+      // Its tokens went with it (cascade): cached userinfo answers start over (cached-reads.ts).
+      sqliteFastPathOf(db)?.changed();
       return Number(result.numDeletedRows) > 0;
     },
   };

@@ -3,6 +3,8 @@ import type { ConsentsTable, Database } from '../database.js';
 import type { Consent, ConsentRepository } from '../storage.js';
 import { precompileQuery, type Parameter } from '../precompiled-query.js';
 import { fromEpochSeconds, fromScopeText, toEpochSeconds, toScopeText } from './columns.js';
+import { readThrough } from '../cached-reads.js';
+import { sqliteFastPathOf } from '../sqlite-fast-path.js';
 
 /** Read by every authorization request of a signed-in user: compiled once (precompiled-query.ts). */
 const findConsent = precompileQuery((db, p: Parameter<{ userId: number; clientId: string }>) =>
@@ -22,8 +24,10 @@ function toConsent(row: Selectable<ConsentsTable>): Consent {
 export function createConsentRepository(db: Kysely<Database>): ConsentRepository {
   return {
     async find(userId, clientId) {
-      const row = (await findConsent(db, { userId, clientId })).rows[0];
-      return row ? toConsent(row) : null;
+      return readThrough(sqliteFastPathOf(db)?.cached, (c) => c.consents, `${userId} ${clientId}`, async () => {
+        const row = (await findConsent(db, { userId, clientId })).rows[0];
+        return row ? toConsent(row) : null;
+      });
     },
 
     async listByUser(userId) {
@@ -42,10 +46,13 @@ export function createConsentRepository(db: Kysely<Database>): ConsentRepository
         .values({ user_id: userId, client_id: clientId, scope: merged, created_at: at, updated_at: at })
         .onConflict((oc) => oc.columns(['user_id', 'client_id']).doUpdateSet({ scope: merged, updated_at: at }))
         .execute();
+      // Every process must see the new scopes (cached-reads.ts).
+      sqliteFastPathOf(db)?.changed();
     },
 
     async revoke(userId, clientId) {
       const result = await db.deleteFrom('consents').where('user_id', '=', userId).where('client_id', '=', clientId).executeTakeFirst();
+      sqliteFastPathOf(db)?.changed();
       return Number(result.numDeletedRows) > 0;
     },
   };

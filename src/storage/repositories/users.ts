@@ -3,9 +3,11 @@ import type { Database, UserRow } from '../database.js';
 import type { NewUser, User, UserPatch, UserRepository } from '../storage.js';
 import { precompileQuery, type Parameter } from '../precompiled-query.js';
 import { fromEpochSeconds, toEpochSeconds } from './columns.js';
+import { sqliteFastPathOf } from '../sqlite-fast-path.js';
+import { readThrough } from '../cached-reads.js';
 
 /** Read by every token response and every request with a browser session: compiled once (precompiled-query.ts). */
-const findUserById = precompileQuery((db, p: Parameter<{ id: number }>) => db.selectFrom('users').selectAll().where('id', '=', p('id')));
+export const findUserById = precompileQuery((db, p: Parameter<{ id: number }>) => db.selectFrom('users').selectAll().where('id', '=', p('id')));
 
 export function toUser(row: UserRow): User {
   return {
@@ -27,8 +29,10 @@ export function normalizeEmail(email: string): string {
 export function createUserRepository(db: Kysely<Database>): UserRepository {
   return {
     async findById(id) {
-      const row = (await findUserById(db, { id })).rows[0];
-      return row ? toUser(row) : null;
+      return readThrough(sqliteFastPathOf(db)?.cached, (c) => c.users, String(id), async () => {
+        const row = (await findUserById(db, { id })).rows[0];
+        return row ? toUser(row) : null;
+      });
     },
 
     async findByEmail(email) {
@@ -69,6 +73,8 @@ export function createUserRepository(db: Kysely<Database>): UserRepository {
         })
         .where('id', '=', id)
         .execute();
+      // Cached userinfo answers carry the user's profile (cached-reads.ts).
+      sqliteFastPathOf(db)?.changed();
     },
 
     async list() {

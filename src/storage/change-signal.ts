@@ -1,0 +1,44 @@
+/**
+ * A cross-process "something that cached reads depend on has changed" signal for the embedded database: eight
+ * bytes in a file beside it (`<database>-changes`), rewritten with fresh random bytes by every write that
+ * revokes a token or changes a user (storage/active-token-cache.ts). Every process on the same file (`latch
+ * serve --workers`, the CLI) sees a new value with one pread; no value ever comes back, so any difference
+ * means "changed". A torn read (a writer half-way) also reads as a change, which only costs a cache miss.
+ *
+ * Order matters, and is what makes cached reads correct: a writer commits, then bumps; a reader reads the
+ * signal, then the database, and tags what it caches with the signal it read first. A cached entry is used
+ * only while the signal still reads the same, so anything cached before a commit that changed it is dropped
+ * by the first read that follows the bump.
+ */
+import { closeSync, openSync, readSync, writeSync } from 'node:fs';
+import { randomFillSync } from 'node:crypto';
+
+export class ChangeSignal {
+  private readonly buffer = Buffer.alloc(8);
+  private fd: number | undefined;
+
+  constructor(readonly path: string) {
+    closeSync(openSync(path, 'a')); // creates the file when missing, leaves it alone otherwise
+    this.fd = openSync(path, 'r+');
+    // A new file gets a first value, so that an empty read never stands for a state.
+    if (readSync(this.fd, this.buffer, 0, 8, 0) < 8) this.bump();
+  }
+
+  /** The current value (a number made of the eight bytes; only equality matters). */
+  read(): bigint {
+    if (this.fd === undefined) throw new Error('The change signal is closed');
+    readSync(this.fd, this.buffer, 0, 8, 0);
+    return this.buffer.readBigUInt64LE(0);
+  }
+
+  /** Tells every process that what they cached may be stale. */
+  bump(): void {
+    if (this.fd === undefined) throw new Error('The change signal is closed');
+    writeSync(this.fd, randomFillSync(Buffer.alloc(8)), 0, 8, 0);
+  }
+
+  close(): void {
+    if (this.fd !== undefined) closeSync(this.fd);
+    this.fd = undefined;
+  }
+}

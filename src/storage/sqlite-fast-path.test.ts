@@ -1,0 +1,279 @@
+/**
+ * The SQLite fast path (sqlite-fast-path.ts) on a database file, as served: group commit (one COMMIT for the
+ * units of one event-loop round, each in its own savepoint), its isolation from Kysely transactions, what reads
+ * see, and closing. Commits are counted in the WAL file itself (commit frames), not through a mock.
+ */
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { CompiledQuery, type Kysely } from 'kysely';
+import type { Database } from './database.js';
+import { openStorage } from './open-storage.js';
+import { openSqlite } from './sqlite-connection.js';
+import { sqliteFastPathOf, type SqliteFastPath } from './sqlite-fast-path.js';
+
+type OpenedStorage = Awaited<ReturnType<typeof openStorage>>;
+
+let dir: string;
+let sequence = 0;
+const newPath = () => join(dir, `latch-${++sequence}.db`);
+const uniqueEmail = (label: string) => `${label}-${++sequence}-${Math.random().toString(36).slice(2)}@example.com`;
+
+/**
+ * Commits in the WAL since it was last restarted: frames whose header carries the database size after the
+ * commit (non-zero only on a transaction's last frame) and the WAL header's salts (older frames of an earlier
+ * WAL generation carry other salts). https://www.sqlite.org/fileformat2.html#walformat
+ */
+function walCommits(path: string): number {
+  let wal: Buffer;
+  try {
+    wal = readFileSync(`${path}-wal`);
+  } catch {
+    return 0;
+  }
+  if (wal.length < 32) return 0;
+  const pageSize = wal.readUInt32BE(8);
+  const salt1 = wal.readUInt32BE(16);
+  const salt2 = wal.readUInt32BE(20);
+  let commits = 0;
+  for (let offset = 32; offset + 24 + pageSize <= wal.length; offset += 24 + pageSize) {
+    if (wal.readUInt32BE(offset + 8) !== salt1 || wal.readUInt32BE(offset + 12) !== salt2) break;
+    if (wal.readUInt32BE(offset + 4) !== 0) commits += 1;
+  }
+  return commits;
+}
+
+function insertUser(db: Kysely<Database>, email: string): CompiledQuery {
+  return db
+    .insertInto('users')
+    .values({ email, email_normalized: email, email_verified: 1, name: 'N', avatar_url: null, password_hash: 'x', created_at: 1, updated_at: 1 })
+    .compile();
+}
+
+function selectUser(db: Kysely<Database>, email: string) {
+  return db.selectFrom('users').select(['id', 'email']).where('email_normalized', '=', email).compile();
+}
+
+/** Whether the user is in the file, as another process would see it (a connection of its own). */
+function committedElsewhere(path: string, emails: string[]): boolean[] {
+  const connection = openSqlite(path, undefined, { readOnly: true });
+  try {
+    const statement = connection.prepare('select count(*) as n from users where email_normalized = ?');
+    return emails.map((email) => (statement.all([email])[0] as { n: number }).n === 1);
+  } finally {
+    connection.close();
+  }
+}
+
+const settledYet = (promise: Promise<unknown>) => {
+  const state = { settled: false };
+  promise.then(
+    () => (state.settled = true),
+    () => (state.settled = true),
+  );
+  return state;
+};
+
+const nextRound = () => new Promise((resolve) => setImmediate(resolve));
+
+before(() => {
+  dir = mkdtempSync(join(tmpdir(), 'latch-fast-path-'));
+});
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('SQLite fast path', () => {
+  let path: string;
+  let storage: OpenedStorage;
+  let fastPath: SqliteFastPath;
+  before(async () => {
+    path = newPath();
+    storage = await openStorage(`sqlite:${path}`);
+    const found = sqliteFastPathOf(storage.db);
+    assert.ok(found, 'a database file has a fast path');
+    fastPath = found;
+  });
+  after(async () => storage?.close());
+
+  test('writes issued in one round share one commit, and each caller gets its own result', async () => {
+    const emails = Array.from({ length: 10 }, () => uniqueEmail('group'));
+    const before = walCommits(path);
+    const results = await Promise.all(emails.map((email) => fastPath.write((execute) => execute(insertUser(storage.db, email)).numAffectedRows)));
+    assert.equal(walCommits(path) - before, 1);
+    assert.deepEqual(results, emails.map(() => 1n));
+    assert.deepEqual(committedElsewhere(path, emails), emails.map(() => true));
+  });
+
+  test('writes issued in different rounds get commits of their own', async () => {
+    const before = walCommits(path);
+    await fastPath.write((execute) => execute(insertUser(storage.db, uniqueEmail('first'))));
+    await fastPath.write((execute) => execute(insertUser(storage.db, uniqueEmail('second'))));
+    assert.equal(walCommits(path) - before, 2);
+  });
+
+  test('a unit that throws is rolled back alone and rejects; the others in its commit are written', async () => {
+    const [a, b, c] = [uniqueEmail('a'), uniqueEmail('b'), uniqueEmail('c')];
+    const before = walCommits(path);
+    const outcomes = await Promise.allSettled([
+      fastPath.write((execute) => execute(insertUser(storage.db, a))),
+      fastPath.write((execute) => {
+        execute(insertUser(storage.db, b));
+        throw new Error('unit b fails after its insert');
+      }),
+      // A statement that fails in SQLite itself (email_normalized is unique), after a write of its own.
+      fastPath.write((execute) => {
+        execute(insertUser(storage.db, `${c}-first`));
+        execute(insertUser(storage.db, a));
+      }),
+      fastPath.write((execute) => execute(insertUser(storage.db, c))),
+    ]);
+    assert.deepEqual(
+      outcomes.map((o) => o.status),
+      ['fulfilled', 'rejected', 'rejected', 'fulfilled'],
+    );
+    assert.match(String((outcomes[1] as PromiseRejectedResult).reason), /unit b fails after its insert/);
+    assert.match(String((outcomes[2] as PromiseRejectedResult).reason), /UNIQUE/);
+    assert.equal(walCommits(path) - before, 1);
+    assert.deepEqual(committedElsewhere(path, [a, b, `${c}-first`, c]), [true, false, false, true]);
+  });
+
+  test('a unit that returns a promise is rejected and writes nothing; the others are written', async () => {
+    const [sync, async] = [uniqueEmail('sync'), uniqueEmail('async')];
+    const outcomes = await Promise.allSettled([
+      fastPath.write((execute) => {
+        execute(insertUser(storage.db, async));
+        return Promise.resolve('escaped');
+      }),
+      fastPath.write((execute) => execute(insertUser(storage.db, sync))),
+    ]);
+    assert.equal(outcomes[0].status, 'rejected');
+    assert.match(String((outcomes[0] as PromiseRejectedResult).reason), /must be synchronous/);
+    assert.equal(outcomes[1].status, 'fulfilled');
+    assert.deepEqual(committedElsewhere(path, [async, sync]), [false, true]);
+  });
+
+  test('a batch whose COMMIT fails rejects every unit and writes none of them; the next batch commits', async () => {
+    const [good, alsoGood] = [uniqueEmail('good'), uniqueEmail('also-good')];
+    const outcomes = await Promise.allSettled([
+      fastPath.write((execute) => execute(insertUser(storage.db, good))),
+      // A foreign key checked only at COMMIT: the units all succeed, the commit does not.
+      fastPath.write((execute) => {
+        execute(CompiledQuery.raw('PRAGMA defer_foreign_keys = ON'));
+        execute(
+          storage.db
+            .insertInto('access_tokens')
+            .values({ token_hash: `orphan-${++sequence}`, client_id: 'no-such-client', user_id: 2_000_000_000, scope: 'openid', authorization_code_hash: null, created_at: 1, expires_at: 2, revoked_at: null })
+            .compile(),
+        );
+      }),
+      fastPath.write((execute) => execute(insertUser(storage.db, alsoGood))),
+    ]);
+    assert.deepEqual(
+      outcomes.map((o) => o.status),
+      ['rejected', 'rejected', 'rejected'],
+    );
+    for (const outcome of outcomes) assert.match(String((outcome as PromiseRejectedResult).reason), /FOREIGN KEY/);
+    assert.deepEqual(committedElsewhere(path, [good, alsoGood]), [false, false]);
+    const later = uniqueEmail('later');
+    await fastPath.write((execute) => execute(insertUser(storage.db, later)));
+    assert.deepEqual(committedElsewhere(path, [later]), [true]);
+  });
+
+  test('reads see a write as soon as its promise resolves, as does any other connection', async () => {
+    const email = uniqueEmail('visible');
+    const seen = await fastPath.write((execute) => execute(insertUser(storage.db, email))).then(() => ({
+      fastPath: fastPath.read(selectUser(storage.db, email)).rows.length,
+      elsewhere: committedElsewhere(path, [email])[0],
+    }));
+    assert.deepEqual(seen, { fastPath: 1, elsewhere: true });
+  });
+
+  test('a write issued while a transaction is open waits for it, and its rollback does not undo the write', async () => {
+    const [inTransaction, onFastPath] = [uniqueEmail('in-transaction'), uniqueEmail('fast-path')];
+    let pending: Promise<unknown> | undefined;
+    let state: { settled: boolean } | undefined;
+    await assert.rejects(
+      storage.transaction(async (tx) => {
+        assert.ok(await tx.users.insert({ email: inTransaction, emailVerified: true, name: 'T', avatarUrl: null, passwordHash: 'h' }, new Date()));
+        pending = fastPath.write((execute) => execute(insertUser(storage.db, onFastPath)));
+        state = settledYet(pending);
+        // Let the group commit come due while the transaction is still open, and keep using the transaction.
+        await nextRound();
+        await nextRound();
+        await tx.users.findByEmail(inTransaction);
+        await nextRound();
+        assert.equal(state.settled, false, 'the write waits for the transaction');
+        throw new Error('abort');
+      }),
+      /abort/,
+    );
+    await pending;
+    assert.deepEqual(committedElsewhere(path, [inTransaction, onFastPath]), [false, true]);
+    assert.equal(fastPath.read(selectUser(storage.db, onFastPath)).rows.length, 1);
+  });
+
+  test('reads do not see the writes of an open transaction until it commits', async () => {
+    const email = uniqueEmail('uncommitted');
+    await storage.transaction(async (tx) => {
+      assert.ok(await tx.users.insert({ email, emailVerified: true, name: 'T', avatarUrl: null, passwordHash: 'h' }, new Date()));
+      assert.equal((await tx.users.findByEmail(email))?.email, email, 'the transaction sees its own write');
+      assert.equal(fastPath.read(selectUser(storage.db, email)).rows.length, 0);
+    });
+    assert.equal(fastPath.read(selectUser(storage.db, email)).rows.length, 1);
+  });
+
+  test('a transaction has no fast path of its own (its repositories run on it)', async () => {
+    await storage.db.transaction().execute(async (trx) => {
+      assert.equal(sqliteFastPathOf(trx), undefined);
+    });
+  });
+});
+
+describe('SQLite fast path: where there is none', () => {
+  test('an in-memory database has no fast path', async () => {
+    const storage = await openStorage('sqlite::memory:');
+    try {
+      assert.equal(sqliteFastPathOf(storage.db), undefined);
+    } finally {
+      await storage.close();
+    }
+  });
+});
+
+describe('SQLite fast path: closing', () => {
+  test('close() finishes the writes already queued', async () => {
+    const path = newPath();
+    const storage = await openStorage(`sqlite:${path}`);
+    const fastPath = sqliteFastPathOf(storage.db)!;
+    const emails = Array.from({ length: 5 }, () => uniqueEmail('queued'));
+    const writes = emails.map((email) => fastPath.write((execute) => execute(insertUser(storage.db, email))));
+    await storage.close();
+    assert.deepEqual(
+      (await Promise.allSettled(writes)).map((o) => o.status),
+      emails.map(() => 'fulfilled'),
+    );
+    assert.deepEqual(committedElsewhere(path, emails), emails.map(() => true));
+  });
+
+  test('after close, writes reject and write nothing', async () => {
+    const path = newPath();
+    const storage = await openStorage(`sqlite:${path}`);
+    const fastPath = sqliteFastPathOf(storage.db)!;
+    await fastPath.close();
+    assert.equal(sqliteFastPathOf(storage.db), undefined);
+    const email = uniqueEmail('after-close');
+    try {
+      // Kysely's connection is still open here: only the fast path's refusal keeps this out of the file.
+      await assert.rejects(
+        fastPath.write((execute) => execute(insertUser(storage.db, email))),
+        /closed/,
+      );
+      await nextRound();
+      await nextRound();
+      assert.deepEqual(committedElsewhere(path, [email]), [false]);
+    } finally {
+      await storage.db.destroy();
+    }
+  });
+});

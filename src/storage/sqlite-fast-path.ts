@@ -1,0 +1,179 @@
+/**
+ * The embedded database's fast path for the hot queries (userinfo, token exchange, authorize), beside Kysely:
+ *
+ * - Reads run synchronously, with no trip through Kysely's connection mutex and promise chain: on Kysely's own
+ *   connection when no transaction is open on it (its page cache stays valid across its own commits, where
+ *   another connection must re-read pages after every commit: 5 µs against 8 µs a read, measured), else on a
+ *   second, read-only connection, which in WAL mode sees the last committed state without waiting. Either
+ *   way a read sees committed data only, never the inside of an open transaction.
+ * - Writes are group-committed: every write unit that arrives while the event loop handles one round of I/O
+ *   joins one transaction, each unit inside its own savepoint (so a unit that fails undoes only itself), and
+ *   every caller is answered only after COMMIT returns. Durability is unchanged (the same WAL commit with
+ *   the shipped `synchronous` setting, before any response); what is shared is the commit's cost, which
+ *   otherwise dominates a code exchange (BEGIN, COMMIT and the WAL frames of every index page touched).
+ *   Units run on Kysely's own connection while holding its mutex, so they never interleave with a Kysely
+ *   transaction.
+ *
+ * Only the top-level database gets a fast path: repositories bound to a transaction (Storage.transaction) run
+ * on that transaction, as before. An in-memory database (`sqlite::memory:`) has none: a second connection
+ * would open another, empty database.
+ */
+import type { CompiledQuery, Kysely, QueryResult } from 'kysely';
+import { CachedReads } from './cached-reads.js';
+import { ChangeSignal } from './change-signal.js';
+import type { Database } from './database.js';
+import { openSqlite, type SqliteConnection } from './sqlite-connection.js';
+
+/** Runs one compiled query on the connection a write unit holds, synchronously. */
+export type ExecuteNow = <Row>(query: CompiledQuery<Row>) => QueryResult<Row>;
+
+/** A write unit: synchronous statements through `execute`; returning a promise is a bug (it would escape the transaction). */
+export type WriteUnit<T> = (execute: ExecuteNow) => T;
+
+interface Pending {
+  unit: WriteUnit<unknown>;
+  resolve: (value: unknown) => void;
+  reject: (error: unknown) => void;
+}
+
+const fastPaths = new WeakMap<object, SqliteFastPath>();
+
+/** The fast path of a top-level SQLite database, or undefined (a transaction, PostgreSQL, or in memory). */
+export function sqliteFastPathOf(db: Kysely<Database>): SqliteFastPath | undefined {
+  return fastPaths.get(db);
+}
+
+function executeOn(connection: SqliteConnection, query: CompiledQuery): QueryResult<unknown> {
+  const statement = connection.prepare(query.sql);
+  if (statement.reader) return { rows: statement.all(query.parameters) };
+  const { changes, lastInsertRowid } = statement.run(query.parameters);
+  return { rows: [], numAffectedRows: BigInt(changes), insertId: BigInt(lastInsertRowid) };
+}
+
+export class SqliteFastPath {
+  private queue: Pending[] = [];
+  private flushScheduled = false;
+  private flushing: Promise<void> = Promise.resolve();
+  private closed = false;
+
+  /** Hot reads, kept while no write that could change them has happened (cached-reads.ts). */
+  readonly cached: CachedReads;
+
+  private constructor(
+    private readonly db: Kysely<Database>,
+    private readonly writer: SqliteConnection,
+    private readonly reader: SqliteConnection,
+    private readonly changes: ChangeSignal,
+  ) {
+    this.cached = new CachedReads(changes);
+  }
+
+  /** Opens the read connection and attaches the fast path to `db` (whose single connection is `writer`). */
+  static attach(db: Kysely<Database>, path: string, writer: SqliteConnection): SqliteFastPath {
+    const reader = openSqlite(path, writer.driver, { readOnly: true });
+    const fastPath = new SqliteFastPath(db, writer, reader, new ChangeSignal(`${path}-changes`));
+    fastPaths.set(db, fastPath);
+    return fastPath;
+  }
+
+  /**
+   * Called after a committed write that may change a cached answer (a revocation, a user's profile, a client
+   * deleted, any transaction): every process drops what it cached.
+   */
+  changed(): void {
+    this.cached.invalidate();
+  }
+
+  /** A read of committed data, at once. */
+  read<Row>(query: CompiledQuery<Row>): QueryResult<Row> {
+    return executeOn(this.writer.inTransaction() ? this.reader : this.writer, query) as QueryResult<Row>;
+  }
+
+  /** Runs `unit` in the next group commit; resolves with its result once that commit is durable. */
+  write<T>(unit: WriteUnit<T>): Promise<T> {
+    if (this.closed) return Promise.reject(new Error('The database is closed'));
+    return new Promise<T>((resolve, reject) => {
+      this.queue.push({ unit, resolve: resolve as (value: unknown) => void, reject });
+      if (!this.flushScheduled) {
+        this.flushScheduled = true;
+        // setImmediate: after the current round of I/O callbacks, so that the requests read in it share a commit.
+        setImmediate(() => {
+          this.flushing = this.flushing.then(() => this.flush());
+        });
+      }
+    });
+  }
+
+  /** Finishes the writes already queued, then closes the read connection (the writer belongs to Kysely). */
+  async close(): Promise<void> {
+    this.closed = true;
+    while (this.flushScheduled || this.queue.length > 0) await new Promise((resolve) => setImmediate(resolve));
+    await this.flushing;
+    fastPaths.delete(this.db);
+    this.reader.close();
+    this.changes.close();
+  }
+
+  private async flush(): Promise<void> {
+    try {
+      // Holding Kysely's connection: no Kysely transaction is open on it meanwhile.
+      await this.db.connection().execute(async () => {
+        const batch = this.queue;
+        this.queue = [];
+        this.flushScheduled = false;
+        if (batch.length > 0) this.commit(batch);
+      });
+    } catch (error) {
+      // The connection could not be had (the database was destroyed): nobody queued gets written.
+      const batch = this.queue;
+      this.queue = [];
+      this.flushScheduled = false;
+      for (const pending of batch) pending.reject(error);
+    }
+  }
+
+  private commit(batch: Pending[]): void {
+    const execute = ((query: CompiledQuery) => executeOn(this.writer, query)) as ExecuteNow;
+    const outcomes: Array<{ ok: true; value: unknown } | { ok: false; error: unknown }> = [];
+    try {
+      this.run('begin immediate');
+    } catch (error) {
+      for (const pending of batch) pending.reject(error);
+      return;
+    }
+    try {
+      for (const pending of batch) {
+        this.run('savepoint latch_unit');
+        try {
+          const value = pending.unit(execute);
+          if (value instanceof Promise) throw new TypeError('A write unit must be synchronous');
+          this.run('release latch_unit');
+          outcomes.push({ ok: true, value });
+        } catch (error) {
+          this.run('rollback to latch_unit');
+          this.run('release latch_unit');
+          outcomes.push({ ok: false, error });
+        }
+      }
+      this.run('commit');
+    } catch (error) {
+      // The transaction itself failed (disk full, I/O error): nothing of this batch was written.
+      try {
+        this.run('rollback');
+      } catch {
+        // Already rolled back by SQLite.
+      }
+      for (const pending of batch) pending.reject(error);
+      return;
+    }
+    batch.forEach((pending, i) => {
+      const outcome = outcomes[i]!;
+      if (outcome.ok) pending.resolve(outcome.value);
+      else pending.reject(outcome.error);
+    });
+  }
+
+  private run(sql: string): void {
+    this.writer.prepare(sql).run([]);
+  }
+}
