@@ -187,8 +187,11 @@ export async function runRequests({ host, port, connections, durationMs, next, i
         sendAt = start + scheduled * intervalMs;
         scheduled += 1;
         if (sendAt >= deadline) return;
-        if (sendAt > now) {
-          await sleep(sendAt - now);
+        // Timers fire up to a millisecond early or late: sleep to within a millisecond, then yield until the
+        // scheduled time, so that no request goes out before its schedule and none late because of a timer.
+        while (now < sendAt) {
+          if (sendAt - now > 1.5) await sleep(sendAt - now - 1);
+          else await new Promise((resolve) => setImmediate(resolve));
           now = performance.now();
         }
       }
@@ -198,8 +201,8 @@ export async function runRequests({ host, port, connections, durationMs, next, i
         return;
       }
       sent += 1;
-      // A timer can fire up to a millisecond early (Node rounds its delay): count from the later of the
-      // scheduled time and the actual send, never from a schedule the request went out before.
+      // Open loop: a request sent late (the client was busy, or every connection was waiting on the server)
+      // counts from its scheduled time, so queueing is not hidden; none is sent early (see above).
       const sentAt = performance.now();
       let response;
       try {
@@ -211,7 +214,7 @@ export async function runRequests({ host, port, connections, durationMs, next, i
       }
       const end = performance.now();
       completed += 1;
-      latencies.push(end - (intervalMs ? Math.max(sendAt, sentAt) : sentAt));
+      latencies.push(end - (intervalMs ? Math.min(sendAt, sentAt) : sentAt));
       if (!isOk(response)) {
         errors += 1;
         if (errorSamples.length < 3) errorSamples.push(`${response.status} ${response.body.toString('utf8').slice(0, 200)}`);

@@ -64,9 +64,13 @@ export function targetChecks(report) {
     const share = signIns / argon2;
     checks.push({ what: `(f) sign-ins / argon2id alone ≥ ${SIGN_IN_TARGET_SHARE_OF_ARGON2 * 100}%`, value: Number.isFinite(share) ? `${(share * 100).toFixed(0)}%` : '–', verdict: verdict(share, SIGN_IN_TARGET_SHARE_OF_ARGON2) });
   }
-  for (const fixed of report.fixedLoad) {
-    const p99 = fixed.runs.latch?.p99?.median;
-    checks.push({ what: `(${fixed.id}) p99 at ${fixed.ratePerSecond}/s (50% of the peer's maximum) < ${FIXED_LOAD_P99_TARGET_MS} ms`, value: `${fmtMs(p99)} ms`, verdict: verdict(p99, FIXED_LOAD_P99_TARGET_MS, false) });
+  for (const fixed of report.fixedLoad ?? []) {
+    const p99 = fixed.runs?.latch?.p99?.median;
+    // The verdict is against the issue's 5 ms as it stands; the floor (the bare server at the same rate, in the
+    // same run) is shown beside it because this machine and load client alone can come near that.
+    const floor = fixed.runs?.bare?.p99?.median;
+    const value = `${fmtMs(p99)} ms${Number.isFinite(floor) ? ` (bare server at the same rate: ${fmtMs(floor)} ms)` : ''}`;
+    checks.push({ what: `(${fixed.id}) p99 at ${fixed.ratePerSecond}/s (50% of the peer's maximum) < ${FIXED_LOAD_P99_TARGET_MS} ms`, value, verdict: verdict(p99, FIXED_LOAD_P99_TARGET_MS, false) });
   }
   return checks;
 }
@@ -106,28 +110,35 @@ export function renderTerminal(report) {
     '',
     table(MAIN_HEADERS, mainTableRows(report)),
   ];
-  if (report.fixedLoad.length) {
-    parts.push('', 'Fixed offered load (50% of the peer\'s maximum):');
-    parts.push(table(['scenario', 'offered/s', 'achieved L/P', 'p50 ms L/P', 'p99 ms L/P (min–max)', 'non-2xx L/P'], fixedRows(report)));
+  if (report.fixedLoad?.length) {
+    parts.push('', 'Fixed offered load (50% of the peer\'s maximum); floor = the bare server at the same rate:');
+    parts.push(table(FIXED_HEADERS, fixedRows(report)));
   }
   if (report.argon2) parts.push('', `argon2id alone: ${rateWithRange(report.argon2.perSecond)} verifications/s (thread pool ${report.argon2.threadPoolSize})`);
   if (report.workers) parts.push('', table(['scenario', 'one process', '--workers 2', 'ratio', 'p99 ms (workers)'], workerRows(report)));
   if (report.clientCheck) parts.push('', `load client check on the bare server: own client ${fmtRate(report.clientCheck.ownClientRps)} req/s, autocannon ${fmtRate(report.clientCheck.autocannonRps)} req/s`);
   parts.push('', table(['target', 'value', 'verdict'], targetChecks(report).map((c) => [c.what, c.value, c.verdict])));
-  const notes = [...report.notes, ...report.scenarios.flatMap((s) => s.notes.map((n) => `(${s.id}) ${n}`))];
+  const notes = [...(report.notes ?? []), ...report.scenarios.flatMap((s) => s.notes.map((n) => `(${s.id}) ${n}`))];
   if (notes.length) parts.push('', 'Notes:', ...notes.map((n) => `  - ${n}`));
   return parts.join('\n');
 }
 
+const FIXED_HEADERS = ['scenario', 'offered/s', 'achieved L/P/floor', 'p50 ms L/P', 'p99 ms L/P (min–max)', 'floor p50 / p99 ms (min–max)', 'non-2xx L/P'];
+
+/** Rows of the fixed-load table; results written before the bare server ran there have '–' for the floor. */
 function fixedRows(report) {
-  return report.fixedLoad.map((fixed) => [
-    `(${fixed.id}) ${fixed.title}`,
-    fixed.ratePerSecond,
-    `${fmtRate(fixed.runs.latch?.rps?.median)} / ${fmtRate(fixed.runs.peer?.rps?.median)}`,
-    `${fmtMs(fixed.runs.latch?.p50?.median)} / ${fmtMs(fixed.runs.peer?.p50?.median)}`,
-    `${msWithRange(fixed.runs.latch?.p99)} / ${msWithRange(fixed.runs.peer?.p99)}`,
-    `${fixed.runs.latch?.errors ?? '–'} / ${fixed.runs.peer?.errors ?? '–'}`,
-  ]);
+  return (report.fixedLoad ?? []).map((fixed) => {
+    const { latch, peer, bare } = fixed.runs ?? {};
+    return [
+      `(${fixed.id}) ${fixed.title}`,
+      fixed.ratePerSecond,
+      `${fmtRate(latch?.rps?.median)} / ${fmtRate(peer?.rps?.median)} / ${fmtRate(bare?.rps?.median)}`,
+      `${fmtMs(latch?.p50?.median)} / ${fmtMs(peer?.p50?.median)}`,
+      `${msWithRange(latch?.p99)} / ${msWithRange(peer?.p99)}`,
+      bare ? `${fmtMs(bare.p50?.median)} / ${msWithRange(bare.p99)}` : '–',
+      `${latch?.errors ?? '–'} / ${peer?.errors ?? '–'}`,
+    ];
+  });
 }
 
 function workerRows(report) {
@@ -161,9 +172,15 @@ export function renderMarkdown(report) {
     markdownTable(MAIN_HEADERS, mainTableRows(report)),
     '',
   ];
-  if (report.fixedLoad.length) {
-    lines.push('## Latency at a fixed offered load (50% of the peer\'s maximum)', '', markdownTable(['scenario', 'offered/s', 'achieved L/P', 'p50 ms L/P', 'p99 ms L/P (min–max)', 'non-2xx L/P'], fixedRows(report)), '');
-    lines.push('Open loop: requests are sent on a fixed schedule and latency counts from the scheduled time, so queueing is not hidden.', '');
+  if (report.fixedLoad?.length) {
+    lines.push('## Latency at a fixed offered load (50% of the peer\'s maximum)', '', markdownTable(FIXED_HEADERS, fixedRows(report)), '');
+    lines.push('Open loop: requests are sent on a fixed schedule and latency counts from the scheduled time, so queueing is not hidden.');
+    lines.push(
+      'The floor is the bare `node:http` server (a fixed small JSON, no work) at the same offered rate, in the same run, alternating with',
+      'Latch and the peer: the latency this machine and load client add on their own (timers, scheduling, two cores shared by the client',
+      'and the server). A server\'s p99 near the floor is mostly the machine\'s; the p99 target is still judged against its 5 ms as stated.',
+      '',
+    );
   }
   if (report.argon2) {
     lines.push('## Sign-ins and argon2id alone', '', `argon2id alone, at Latch's shipped parameters (m=${report.argon2.options.memoryCost} KiB, t=${report.argon2.options.timeCost}, p=${report.argon2.options.parallelism}), ${m.connections} in flight, thread pool ${report.argon2.threadPoolSize}: ${rateWithRange(report.argon2.perSecond)} verifications/s.`, '');
@@ -175,7 +192,7 @@ export function renderMarkdown(report) {
   if (report.clientCheck) {
     lines.push(`Load client check: on the bare server the bench's own client reached ${fmtRate(report.clientCheck.ownClientRps)} req/s and autocannon ${fmtRate(report.clientCheck.autocannonRps)} req/s.`, '');
   }
-  const notes = [...report.notes, ...report.scenarios.flatMap((s) => s.notes.map((n) => `(${s.id}) ${n}`))];
+  const notes = [...(report.notes ?? []), ...report.scenarios.flatMap((s) => s.notes.map((n) => `(${s.id}) ${n}`))];
   const noisy = report.scenarios.flatMap((s) => Object.entries(s.runs).filter(([, r]) => r.otherCpuPercent?.max > 20).map(([k, r]) => `(${s.id}) ${k}: up to ${r.otherCpuPercent.max.toFixed(0)}% of a core used by other programs during a run`));
   if (notes.length || noisy.length) lines.push('## Notes', '', ...[...notes, ...noisy].map((n) => `- ${n}`), '');
   return `${lines.join('\n')}\n`;
