@@ -11,13 +11,15 @@
  *   BENCH_WORKERS           1 to also compare `latch serve --workers 2` with one process, when available (default 1)
  *   BENCH_WRITE_REPORT      0 to skip writing BENCHMARKS.md (default 1)
  *   BENCH_LATCH_NODE_ARGS   node options for the Latch process, e.g. "--cpu-prof --cpu-prof-dir=/tmp/p" (default none)
+ *   BENCH_LATCH_ENV         extra environment for the Latch process, e.g. "LATCH_LOG_LEVEL=warn" (default none)
+ *   BENCH_ONLY_LATCH        1 to measure Latch alone (the peer's runs are skipped): for trying a change, not for the report
  */
 import { execFileSync } from 'node:child_process';
-import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
-import { buildRequest, headerValues, runRequests, runVirtualUsers } from './lib/http-load.mjs';
+import { buildRequest, runRequests, runVirtualUsers } from './lib/http-load.mjs';
+import { authorizePath, formBody, fullFlow, htmlInputValue, pkcePair, walkToRedirectUri } from './lib/flows.mjs';
 import { basicAuthorization, BENCH_DIR, ensureLatchBuilt, HOST, latchSupportsWorkers, mintLatch, REDIRECT_URI, ROOT, setUpLatchData, startLatch, USER_EMAIL, USER_PASSWORD } from './lib/latch.mjs';
 import { cpuMilliseconds, rssBytes, startListeningScript, stopProcess } from './lib/processes.mjs';
 import { memorySection, renderMarkdown, renderTerminal } from './lib/report.mjs';
@@ -29,6 +31,7 @@ const WARMUP_MS = Math.min(2000, Math.max(500, DURATION_MS / 5));
 const REPEATS = Number(env.BENCH_REPEATS ?? 3);
 const CONNECTIONS = Number(env.BENCH_CONNECTIONS ?? 32);
 const VIRTUAL_USERS = Number(env.BENCH_VIRTUAL_USERS ?? 8);
+const ONLY_LATCH = env.BENCH_ONLY_LATCH === '1';
 const ONLY = env.BENCH_SCENARIOS ? new Set(env.BENCH_SCENARIOS.split(',').map((s) => s.trim())) : null;
 
 const log = (message) => process.stderr.write(`${message}\n`);
@@ -98,100 +101,6 @@ function tokenRequest(target, credentials, code) {
 }
 
 // ---------------------------------------------------------------------------------------------------------
-// Browser-like steps for the full flow and sign-ins
-
-function htmlInputValue(html, name) {
-  const input = new RegExp(`<input[^>]*name="${name}"[^>]*>`).exec(html)?.[0];
-  const value = input && /value="([^"]*)"/.exec(input)?.[1];
-  if (value === undefined) throw new Error(`no input ${name} in page: ${html.slice(0, 200)}`);
-  return value.replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
-}
-
-function formBody(fields) {
-  return new URLSearchParams(fields).toString();
-}
-
-function locationPath(response) {
-  const location = headerValues(response.headerText, 'location')[0];
-  if (!location) throw new Error(`expected a redirect, got ${response.status}: ${response.body.toString('utf8').slice(0, 300)}`);
-  return location;
-}
-
-function pkcePair() {
-  const verifier = randomBytes(32).toString('base64url');
-  return { verifier, challenge: createHash('sha256').update(verifier).digest('base64url') };
-}
-
-function authorizePath(clientId, pkce) {
-  const query = new URLSearchParams({
-    response_type: 'code',
-    client_id: clientId,
-    redirect_uri: REDIRECT_URI,
-    scope: 'openid profile',
-    state: randomBytes(12).toString('base64url'),
-    nonce: randomBytes(12).toString('base64url'),
-    code_challenge: pkce.challenge,
-    code_challenge_method: 'S256',
-  });
-  return `/oauth2/authorize?${query}`;
-}
-
-/** Walks redirects and Latch's sign-in and consent pages (or the peer's interaction) until the client's redirect_uri. */
-async function walkToRedirectUri(agent, firstPath) {
-  let response = await agent.send({ path: firstPath });
-  for (let step = 0; step < 12; step++) {
-    if (response.status >= 300 && response.status < 400) {
-      const location = locationPath(response);
-      if (location.startsWith(REDIRECT_URI)) return new URL(location);
-      const url = new URL(location, 'http://bench.invalid');
-      response = await agent.send({ path: url.pathname + url.search });
-      continue;
-    }
-    const html = response.body.toString('utf8');
-    if (response.status === 200 && html.includes('action="/login"')) {
-      response = await agent.send({
-        method: 'POST',
-        path: '/login',
-        headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
-        body: formBody({ _csrf: htmlInputValue(html, '_csrf'), return_to: htmlInputValue(html, 'return_to'), email: USER_EMAIL, password: USER_PASSWORD }),
-      });
-      continue;
-    }
-    if (response.status === 200 && html.includes('/oauth2/authorize/decision')) {
-      response = await agent.send({
-        method: 'POST',
-        path: '/oauth2/authorize/decision',
-        headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
-        body: formBody({ _csrf: htmlInputValue(html, '_csrf'), authorization_request: htmlInputValue(html, 'authorization_request'), decision: 'allow' }),
-      });
-      continue;
-    }
-    throw new Error(`unexpected ${response.status} on the way to the redirect_uri: ${html.slice(0, 300)}`);
-  }
-  throw new Error('too many steps before the redirect_uri');
-}
-
-/** One full flow with a live session and remembered consent: authorize → code → token → userinfo. */
-async function fullFlow(agent, client) {
-  const pkce = pkcePair();
-  const authorize = await agent.send({ path: authorizePath(client.clientId, pkce) });
-  if (authorize.status !== 302 && authorize.status !== 303) throw new Error(`authorize answered ${authorize.status}, expected a redirect with a code`);
-  const callback = new URL(locationPath(authorize));
-  const code = callback.searchParams.get('code');
-  if (!callback.href.startsWith(REDIRECT_URI) || !code) throw new Error(`authorize redirected to ${callback.href.slice(0, 200)} without a code`);
-  const token = await agent.send({
-    method: 'POST',
-    path: '/oauth2/token',
-    headers: { Authorization: basicAuthorization(client.clientId, client.clientSecret), 'Content-Type': 'application/x-www-form-urlencoded', Accept: 'application/json' },
-    body: formBody({ grant_type: 'authorization_code', code, redirect_uri: REDIRECT_URI, code_verifier: pkce.verifier }),
-  });
-  if (token.status !== 200) throw new Error(`token answered ${token.status}: ${token.body.toString('utf8').slice(0, 300)}`);
-  const accessToken = JSON.parse(token.body.toString('utf8')).access_token;
-  const userinfo = await agent.send({ path: '/oauth2/userinfo', headers: { Authorization: `Bearer ${accessToken}`, Accept: 'application/json' } });
-  if (userinfo.status !== 200) throw new Error(`userinfo answered ${userinfo.status}: ${userinfo.body.toString('utf8').slice(0, 300)}`);
-}
-
-// ---------------------------------------------------------------------------------------------------------
 // Scenarios
 
 function wanted(id) {
@@ -213,7 +122,10 @@ async function main() {
     const bare = { name: 'bare', kind: 'bare', ...(await startListeningScript(join(BENCH_DIR, 'servers', 'bare.mjs'), { cwd: BENCH_DIR, env: { ...env, PORT: '0' } })) };
     servers.push(bare);
     // BENCH_LATCH_NODE_ARGS, e.g. "--cpu-prof --cpu-prof-dir=results/profiles", profiles Latch through a whole run.
-    const latch = await startLatch('Latch', latchDir, { nodeArgs: env.BENCH_LATCH_NODE_ARGS ? env.BENCH_LATCH_NODE_ARGS.split(' ') : [] });
+    const latch = await startLatch('Latch', latchDir, {
+      nodeArgs: env.BENCH_LATCH_NODE_ARGS ? env.BENCH_LATCH_NODE_ARGS.split(' ') : [],
+      env: Object.fromEntries((env.BENCH_LATCH_ENV ?? '').split(' ').filter(Boolean).map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)])),
+    });
     servers.push(latch);
     const peer = { name: 'node-oidc-provider', kind: 'peer', ...(await startListeningScript(join(BENCH_DIR, 'servers', 'peer.mjs'), { cwd: BENCH_DIR, env: { ...env, PORT: '0' }, ipc: true })) };
     servers.push(peer);
@@ -256,6 +168,7 @@ async function main() {
       if (!wanted(definition.id)) return null;
       const entry = { id: definition.id, title: definition.title, unit: definition.unit ?? 'req/s', runs: {}, notes: [...(definition.notes ?? [])] };
       results.scenarios.push(entry);
+      if (ONLY_LATCH) for (const t of definition.targets) if (t.server.kind === 'peer' && t.skip === undefined) t.skip = 'BENCH_ONLY_LATCH=1';
       const targets = definition.targets.filter((t) => t.skip === undefined);
       for (const skipped of definition.targets.filter((t) => t.skip !== undefined)) {
         entry.notes.push(`${skipped.server.name}: ${skipped.skip}`);
@@ -403,30 +316,42 @@ async function main() {
       });
     }
 
-    // (e) the full flow with a live session and remembered consent
+    // (e) the full flow with a live session and remembered consent: authorize → code → token → userinfo, with
+    // state, PKCE and nonce. Both servers run it with openid (the peer's userinfo refuses a token without it:
+    // 403 insufficient_scope), so both sign an id_token per exchange: ES256 in (e), through the same clients
+    // as (d3); RS256, both servers' default, in (e-rs256), where as in (d2) the RSA signature is most of the
+    // work on both sides. (e-rs256) is reported beside (e), without a target of its own.
     const flowTarget = (server, client) => ({
       server,
       prepare: async () => ({
         users: VIRTUAL_USERS,
-        flow: (agent) => fullFlow(agent, client),
+        flow: (agent) => fullFlow(agent, client, 'openid profile'),
         setup: async (agent) => {
           if (agent.state.ready) return;
-          const callback = await walkToRedirectUri(agent, authorizePath(client.clientId, pkcePair()));
+          const callback = await walkToRedirectUri(agent, authorizePath(client.clientId, pkcePair(), 'openid profile'));
           if (!callback.searchParams.get('code')) throw new Error(`setup ended without a code: ${callback.href}`);
           agent.state.ready = true;
         },
       }),
     });
-    await scenario({
-      id: 'e',
-      title: 'full flow: authorize → code → token → userinfo',
-      unit: 'flows/s',
-      notes: [`${VIRTUAL_USERS} virtual users, each with its own cookie jar and keep-alive connection, signed in and consented once before the clock starts; scope openid profile with PKCE`],
-      targets: [
-        flowTarget(latch, latchSetup),
-        flowTarget(peer, { clientId: PEER_CLIENT.client_id, clientSecret: PEER_CLIENT.client_secret }),
-      ],
-    });
+    const flowVariants = [
+      { id: 'e', alg: latchEcIdTokenAlg ?? 'ES256', latchClient: latchSetup.es256, peerClient: PEER_CLIENT_ES256 },
+      { id: 'e-rs256', alg: 'RS256', latchClient: latchSetup, peerClient: PEER_CLIENT },
+    ];
+    for (const { id, alg, latchClient, peerClient } of flowVariants) {
+      await scenario({
+        id,
+        title: `full flow: authorize → code → token → userinfo, ${alg} id_token`,
+        unit: 'flows/s',
+        notes: [
+          `${VIRTUAL_USERS} virtual users, each with its own cookie jar and keep-alive connection, signed in and consented once before the clock starts; scope openid profile with state, nonce and PKCE; an ${alg} id_token per exchange on both servers`,
+        ],
+        targets: [
+          latchClient ? flowTarget(latch, latchClient) : { server: latch, skip: 'this build has no per-client ES256/EdDSA id_tokens' },
+          flowTarget(peer, { clientId: peerClient.client_id, clientSecret: peerClient.client_secret }),
+        ],
+      });
+    }
 
     // (f) password sign-ins, and argon2id alone
     if (wanted('f')) {
@@ -567,7 +492,7 @@ async function main() {
     mkdirSync(join(BENCH_DIR, 'results'), { recursive: true });
     writeFileSync(join(BENCH_DIR, 'results', `bench-${startedAt.toISOString().replace(/[:.]/g, '-')}.json`), JSON.stringify(report, null, 2));
     process.stdout.write(`${renderTerminal(report)}\n`);
-    if ((env.BENCH_WRITE_REPORT ?? '1') !== '0') {
+    if ((env.BENCH_WRITE_REPORT ?? '1') !== '0' && !ONLY_LATCH) {
       const target = join(ROOT, 'BENCHMARKS.md');
       const memory = existsSync(target) ? memorySection(readFileSync(target, 'utf8')) : '';
       writeFileSync(target, memory ? `${renderMarkdown(report)}\n${memory}\n` : renderMarkdown(report));

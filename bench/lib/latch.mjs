@@ -60,13 +60,14 @@ export function latchSupportsWorkers() {
 
 /**
  * Starts `latch serve` on `dataDir` with the shipped settings (nothing turned off; its log, level info,
- * goes to /dev/null). `nodeArgs` go to node (e.g. --cpu-prof), `extraArgs` to `latch serve`.
+ * goes to /dev/null). `nodeArgs` go to node (e.g. --cpu-prof), `extraArgs` to `latch serve`; `root` is the
+ * Latch checkout to run (compare.mjs runs several builds side by side).
  */
-export async function startLatch(name, dataDir, { extraArgs = [], nodeArgs = [], env = {} } = {}) {
+export async function startLatch(name, dataDir, { extraArgs = [], nodeArgs = [], env = {}, root = ROOT } = {}) {
   const port = await freePort();
   const databaseUrl = `sqlite:${join(dataDir, 'latch.db')}`;
   const serverEnv = { ...process.env, LATCH_DATABASE_URL: databaseUrl, PORT: String(port), HOST, LATCH_ISSUER: `http://${HOST}:${port}`, ...env };
-  const child = trackChild(spawn(process.execPath, [...nodeArgs, join(ROOT, 'bin', 'latch.js'), 'serve', ...extraArgs], { cwd: ROOT, env: serverEnv, stdio: ['ignore', 'ignore', 'pipe'] }));
+  const child = trackChild(spawn(process.execPath, [...nodeArgs, join(root, 'bin', 'latch.js'), 'serve', ...extraArgs], { cwd: root, env: serverEnv, stdio: ['ignore', 'ignore', 'pipe'] }));
   let stderr = '';
   child.stderr.on('data', (chunk) => {
     stderr = (stderr + chunk).slice(-10_000);

@@ -5,7 +5,7 @@
  * The profile claims (email, email_verified, name, picture) are in the id_token as well as at userinfo: the
  * spec (§5.7) lets clients decode the id_token instead of calling userinfo.
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { SignJWT } from 'jose';
 import type { SigningKeyCache } from '../crypto/signing-key-cache.js';
 import type { SigningAlgorithm } from '../crypto/signing-algorithms.js';
@@ -32,7 +32,8 @@ export interface IdTokenContents {
  * conformance suite and the client libraries compute it).
  */
 export function computeAtHash(accessToken: string, alg: SigningAlgorithm): string {
-  const digest = createHash(alg === 'EdDSA' ? 'sha512' : 'sha256').update(accessToken, 'ascii').digest();
+  // Access tokens are ASCII (prefix, hex digits, base64url), so their UTF-8 bytes are their ASCII bytes.
+  const digest = hash(alg === 'EdDSA' ? 'sha512' : 'sha256', accessToken, 'buffer');
   return digest.subarray(0, digest.length / 2).toString('base64url');
 }
 

@@ -95,10 +95,11 @@ export class CachedReads {
   /**
    * Reads the signal; pass it to get() and, after reading the database, to set().
    *
-   * One read serves the rest of the current callback and its promise continuations (reset on the next
-   * tick, which Node runs before it takes the next I/O event): a token exchange reads its client and its
-   * user within one such turn. What that turn handles arrived before it began and so before the read, so a
-   * change committed and signalled before a request arrived is still seen by that request.
+   * One read serves a turn: the rest of the current callback and the promise continuations it makes ready,
+   * to the end of the microtask queue (a token exchange reads its client, then after an await its user). The
+   * turn ends in a tick queued from a microtask, which Node runs once the microtask queue is empty and before
+   * it takes the next I/O event. What a turn handles arrived before the turn began and so before the read, so
+   * a change committed and signalled before a request arrived is still seen by that request.
    */
   currentSignal(): bigint {
     if (this.turnSignal !== undefined) return this.turnSignal;
@@ -109,7 +110,7 @@ export class CachedReads {
       this.lastSignal = signal;
     }
     this.turnSignal = signal;
-    process.nextTick(this.endTurn);
+    queueMicrotask(this.endTurnAfterMicrotasks);
     return signal;
   }
 
@@ -124,6 +125,8 @@ export class CachedReads {
   private readonly endTurn = () => {
     this.turnSignal = undefined;
   };
+  // A tick queued while microtasks run waits until the microtask queue is empty (processTicksAndRejections).
+  private readonly endTurnAfterMicrotasks = () => process.nextTick(this.endTurn);
 }
 
 /**

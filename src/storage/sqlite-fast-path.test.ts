@@ -138,6 +138,25 @@ describe('SQLite fast path', () => {
     assert.deepEqual(committedElsewhere(path, [a, b, `${c}-first`, c]), [true, false, false, true]);
   });
 
+  test('a lone unit (no savepoint) that fails after a write of its own writes nothing, and leaves no transaction open', async () => {
+    const [failing, taken, next] = [uniqueEmail('lone'), uniqueEmail('taken'), uniqueEmail('next')];
+    await fastPath.write((execute) => execute(insertUser(storage.db, taken)));
+    const thrown = fastPath.write((execute) => {
+      execute(insertUser(storage.db, failing));
+      throw new Error('the lone unit fails after its insert');
+    });
+    await assert.rejects(thrown, /the lone unit fails after its insert/);
+    // A statement SQLite itself refuses (email_normalized is unique), after a write of the unit's own.
+    const refused = fastPath.write((execute) => {
+      execute(insertUser(storage.db, `${failing}-second`));
+      execute(insertUser(storage.db, taken));
+    });
+    await assert.rejects(refused, /UNIQUE/);
+    // BEGIN IMMEDIATE would fail inside a transaction left open.
+    await fastPath.write((execute) => execute(insertUser(storage.db, next)));
+    assert.deepEqual(committedElsewhere(path, [failing, `${failing}-second`, taken, next]), [false, false, true, true]);
+  });
+
   test('a unit that returns a promise is rejected and writes nothing; the others are written', async () => {
     const [sync, async] = [uniqueEmail('sync'), uniqueEmail('async')];
     const outcomes = await Promise.allSettled([

@@ -53,6 +53,8 @@ function executeOn(connection: SqliteConnection, query: CompiledQuery): QueryRes
 export class SqliteFastPath {
   private queue: Pending[] = [];
   private flushScheduled = false;
+  /** A batch waits for Kysely's connection (a transaction was open); later batches queue behind it. */
+  private waitingForConnection = false;
   private flushing: Promise<void> = Promise.resolve();
   private closed = false;
 
@@ -97,12 +99,26 @@ export class SqliteFastPath {
       if (!this.flushScheduled) {
         this.flushScheduled = true;
         // setImmediate: after the current round of I/O callbacks, so that the requests read in it share a commit.
-        setImmediate(() => {
-          this.flushing = this.flushing.then(() => this.flush());
-        });
+        setImmediate(this.flushSoon);
       }
     });
   }
+
+  /**
+   * With no transaction open on the writer, the batch commits at once, synchronously: Kysely runs SQLite
+   * statements synchronously too, so none of its work can be half-way, and nothing can start before this
+   * commit ends. Inside a Kysely transaction (BEGIN run, its caller awaiting something), the batch waits for
+   * Kysely's connection, which it gets once that transaction has ended.
+   */
+  private readonly flushSoon = () => {
+    if (!this.waitingForConnection && !this.writer.inTransaction()) {
+      const batch = this.takeQueue();
+      if (batch.length > 0) this.commit(batch);
+      return;
+    }
+    this.waitingForConnection = true;
+    this.flushing = this.flushing.then(() => this.flushOnKyselyConnection());
+  };
 
   /** Finishes the writes already queued, then closes the read connection (the writer belongs to Kysely). */
   async close(): Promise<void> {
@@ -114,26 +130,32 @@ export class SqliteFastPath {
     this.changes.close();
   }
 
-  private async flush(): Promise<void> {
+  private takeQueue(): Pending[] {
+    const batch = this.queue;
+    this.queue = [];
+    this.flushScheduled = false;
+    return batch;
+  }
+
+  private async flushOnKyselyConnection(): Promise<void> {
     try {
       // Holding Kysely's connection: no Kysely transaction is open on it meanwhile.
       await this.db.connection().execute(async () => {
-        const batch = this.queue;
-        this.queue = [];
-        this.flushScheduled = false;
+        this.waitingForConnection = false;
+        const batch = this.takeQueue();
         if (batch.length > 0) this.commit(batch);
       });
     } catch (error) {
       // The connection could not be had (the database was destroyed): nobody queued gets written.
-      const batch = this.queue;
-      this.queue = [];
-      this.flushScheduled = false;
-      for (const pending of batch) pending.reject(error);
+      this.waitingForConnection = false;
+      for (const pending of this.takeQueue()) pending.reject(error);
     }
   }
 
   private commit(batch: Pending[]): void {
     const execute = ((query: CompiledQuery) => executeOn(this.writer, query)) as ExecuteNow;
+    // A lone unit needs no savepoint: if it fails, the whole transaction is rolled back, which is all it wrote.
+    const savepoints = batch.length > 1;
     const outcomes: Array<{ ok: true; value: unknown } | { ok: false; error: unknown }> = [];
     try {
       this.run('begin immediate');
@@ -143,13 +165,14 @@ export class SqliteFastPath {
     }
     try {
       for (const pending of batch) {
-        this.run('savepoint latch_unit');
+        if (savepoints) this.run('savepoint latch_unit');
         try {
           const value = pending.unit(execute);
           if (value instanceof Promise) throw new TypeError('A write unit must be synchronous');
-          this.run('release latch_unit');
+          if (savepoints) this.run('release latch_unit');
           outcomes.push({ ok: true, value });
         } catch (error) {
+          if (!savepoints) throw error;
           this.run('rollback to latch_unit');
           this.run('release latch_unit');
           outcomes.push({ ok: false, error });
@@ -157,7 +180,7 @@ export class SqliteFastPath {
       }
       this.run('commit');
     } catch (error) {
-      // The transaction itself failed (disk full, I/O error): nothing of this batch was written.
+      // The transaction failed (disk full, I/O error), or its lone unit did: nothing of this batch was written.
       try {
         this.run('rollback');
       } catch {

@@ -1,0 +1,120 @@
+/**
+ * `npm run compare -- VARIANT [VARIANT …]`: Latch alone, for trying a change. Each variant is a Latch build
+ * (a folder with bin/ and dist/, default the repository) with extra environment; every variant gets a fresh
+ * data folder. Rounds run the variants in turn, alternating their order, so that a noisy moment on the machine
+ * hits all of them; the figure is server CPU per request (or per flow) from /proc, median over the rounds,
+ * which moves far less from run to run on a shared machine than requests per second.
+ *
+ *   VARIANT   name=NAME[,root=DIR][,env=K=V;K=V]     e.g. name=now  name=info,env=LATCH_LOG_LEVEL=info
+ *
+ * Environment: COMPARE_SCENARIOS (c,d1,e; c and d1 at a fixed rate, e at saturation with virtual users),
+ * COMPARE_ROUNDS (3), COMPARE_SECONDS (5), COMPARE_RATE_C (8000), COMPARE_RATE_D1 (4000).
+ * Not a benchmark for the report: `npm run bench` is, beside the peer.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import { join, resolve } from 'node:path';
+import { authorizePath, fullFlow, pkcePair, walkToRedirectUri } from './lib/flows.mjs';
+import { buildRequest, runRequests, runVirtualUsers } from './lib/http-load.mjs';
+import { basicAuthorization, ensureLatchBuilt, HOST, mintLatch, REDIRECT_URI, ROOT, setUpLatchData, startLatch } from './lib/latch.mjs';
+import { cpuMilliseconds, stopProcess } from './lib/processes.mjs';
+import { summarize } from './lib/stats.mjs';
+
+const env = process.env;
+const SCENARIOS = (env.COMPARE_SCENARIOS ?? 'c,d1,e').split(',');
+const ROUNDS = Number(env.COMPARE_ROUNDS ?? 3);
+const DURATION_MS = Number(env.COMPARE_SECONDS ?? 5) * 1000;
+const RATE = { c: Number(env.COMPARE_RATE_C ?? 8000), d1: Number(env.COMPARE_RATE_D1 ?? 4000) };
+const log = (message) => process.stderr.write(`${message}\n`);
+
+function parseVariant(text) {
+  const variant = { name: text, root: ROOT, env: {} };
+  for (const part of text.split(',')) {
+    const [key, ...rest] = part.split('=');
+    const value = rest.join('=');
+    if (key === 'name') variant.name = value;
+    else if (key === 'root') variant.root = resolve(value);
+    else if (key === 'env') for (const pair of value.split(';').filter(Boolean)) variant.env[pair.slice(0, pair.indexOf('='))] = pair.slice(pair.indexOf('=') + 1);
+    else throw new Error(`unknown variant part ${part}`);
+  }
+  return variant;
+}
+
+const variants = process.argv.slice(2).map(parseVariant);
+if (variants.length === 0) variants.push(parseVariant('name=repository'));
+ensureLatchBuilt(log);
+const workDir = mkdtempSync(join(os.tmpdir(), 'latch-compare-'));
+const servers = [];
+try {
+  for (const variant of variants) {
+    const dataDir = join(workDir, variant.name);
+    const setup = setUpLatchData(dataDir);
+    const server = await startLatch(variant.name, dataDir, { env: variant.env, root: variant.root });
+    servers.push({ variant, setup, server, results: {} });
+  }
+
+  async function measure(entry, scenario) {
+    const { server, setup } = entry;
+    const host = `${HOST}:${server.port}`;
+    let run;
+    if (scenario === 'c') {
+      const tokens = mintLatch(server, setup, { kind: 'token', count: 1000, scope: ['openid', 'profile'] });
+      const requests = tokens.map((token) => buildRequest({ path: '/oauth2/userinfo', host, headers: { Authorization: `Bearer ${token}`, Accept: 'application/json' } }));
+      run = () => runRequests({ host: HOST, port: server.port, connections: 32, durationMs: DURATION_MS, ratePerSecond: RATE.c, next: (i) => requests[i % requests.length] });
+    } else if (scenario === 'd1') {
+      const codes = mintLatch(server, setup, { kind: 'code', count: Math.ceil((RATE.d1 * DURATION_MS) / 1000) + 200, scope: ['profile'] });
+      const authorization = basicAuthorization(setup.clientId, setup.clientSecret);
+      const body = (code) => `grant_type=authorization_code&code=${code}&redirect_uri=${encodeURIComponent(REDIRECT_URI)}`;
+      const next = (i) =>
+        i < codes.length ? buildRequest({ method: 'POST', path: '/oauth2/token', host, headers: { Authorization: authorization, 'Content-Type': 'application/x-www-form-urlencoded' }, body: body(codes[i]) }) : null;
+      run = () => runRequests({ host: HOST, port: server.port, connections: 32, durationMs: DURATION_MS, ratePerSecond: RATE.d1, next });
+    } else if (scenario === 'e') {
+      const client = setup.es256;
+      run = () =>
+        runVirtualUsers({
+          host: HOST,
+          port: server.port,
+          users: 8,
+          durationMs: DURATION_MS,
+          setup: async (agent) => {
+            if (!agent.state.ready) await walkToRedirectUri(agent, authorizePath(client.clientId, pkcePair(), 'openid profile'));
+            agent.state.ready = true;
+          },
+          flow: (agent) => fullFlow(agent, client, 'openid profile'),
+        });
+    } else {
+      throw new Error(`unknown scenario ${scenario}`);
+    }
+    const before = cpuMilliseconds(server.pid);
+    const result = await run();
+    const cpuMs = cpuMilliseconds(server.pid) - before;
+    if (result.errors > 0) throw new Error(`${entry.variant.name} ${scenario}: ${result.errors} errors (${result.errorSamples[0]})`);
+    return { cpuMicros: (cpuMs * 1000) / result.requests, rps: result.rps, p99: result.p99 };
+  }
+
+  for (const scenario of SCENARIOS) {
+    for (const entry of servers) await measure(entry, scenario); // warm-up
+    for (let round = 0; round < ROUNDS; round++) {
+      const order = round % 2 === 0 ? servers : [...servers].reverse();
+      for (const entry of order) {
+        const result = await measure(entry, scenario);
+        (entry.results[scenario] ??= []).push(result);
+        log(`  ${scenario} ${entry.variant.name} #${round + 1}: ${result.cpuMicros.toFixed(1)} µs CPU, ${result.rps.toFixed(0)}/s, p99 ${result.p99.toFixed(2)} ms`);
+      }
+    }
+  }
+  for (const scenario of SCENARIOS) {
+    process.stdout.write(`\n(${scenario}) server CPU per ${scenario === 'e' ? 'flow' : 'request'}, median (min–max) over ${ROUNDS} rounds${scenario === 'e' ? '' : ` at ${RATE[scenario]}/s`}\n`);
+    for (const entry of servers) {
+      const cpu = summarize(entry.results[scenario].map((r) => r.cpuMicros));
+      const rps = summarize(entry.results[scenario].map((r) => r.rps));
+      const p99 = summarize(entry.results[scenario].map((r) => r.p99));
+      process.stdout.write(
+        `  ${entry.variant.name.padEnd(16)} ${cpu.median.toFixed(1).padStart(7)} µs (${cpu.min.toFixed(1)}–${cpu.max.toFixed(1)})   ${rps.median.toFixed(0).padStart(6)}/s   p99 ${p99.median.toFixed(2)} ms\n`,
+      );
+    }
+  }
+} finally {
+  for (const { server } of servers) await stopProcess(server.child);
+  rmSync(workDir, { recursive: true, force: true });
+}
