@@ -8,9 +8,11 @@
  *   VARIANT   name=NAME[,root=DIR][,env=K=V;K=V]     e.g. name=now  name=info,env=LATCH_LOG_LEVEL=info
  *
  * Environment: COMPARE_SCENARIOS (c,d1,e; c and d1 at a fixed rate, e at saturation with virtual users),
- * COMPARE_ROUNDS (3), COMPARE_SECONDS (5), COMPARE_RATE_C (8000), COMPARE_RATE_D1 (4000).
+ * COMPARE_ROUNDS (3), COMPARE_SECONDS (5), COMPARE_RATE_C (8000), COMPARE_RATE_D1 (4000; 0 for saturation),
+ * COMPARE_SERVER_CPUS (a CPU list for taskset: the servers and all their threads run there).
  * Not a benchmark for the report: `npm run bench` is, beside the peer.
  */
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import { join, resolve } from 'node:path';
@@ -50,6 +52,8 @@ try {
     const dataDir = join(workDir, variant.name);
     const setup = setUpLatchData(dataDir);
     const server = await startLatch(variant.name, dataDir, { env: variant.env, root: variant.root });
+    // COMPARE_SERVER_CPUS=1: the server and all its threads on that CPU list (taskset), e.g. with the client on another.
+    if (env.COMPARE_SERVER_CPUS) execFileSync('taskset', ['-a', '-p', '-c', env.COMPARE_SERVER_CPUS, String(server.pid)], { stdio: 'ignore' });
     servers.push({ variant, setup, server, results: {} });
   }
 
@@ -60,14 +64,14 @@ try {
     if (scenario === 'c') {
       const tokens = mintLatch(server, setup, { kind: 'token', count: 1000, scope: ['openid', 'profile'] });
       const requests = tokens.map((token) => buildRequest({ path: '/oauth2/userinfo', host, headers: { Authorization: `Bearer ${token}`, Accept: 'application/json' } }));
-      run = () => runRequests({ host: HOST, port: server.port, connections: 32, durationMs: DURATION_MS, ratePerSecond: RATE.c, next: (i) => requests[i % requests.length] });
+      run = () => runRequests({ host: HOST, port: server.port, connections: 32, durationMs: DURATION_MS, ratePerSecond: RATE.c || undefined, next: (i) => requests[i % requests.length] });
     } else if (scenario === 'd1') {
-      const codes = mintLatch(server, setup, { kind: 'code', count: Math.ceil((RATE.d1 * DURATION_MS) / 1000) + 200, scope: ['profile'] });
+      const codes = mintLatch(server, setup, { kind: 'code', count: Math.ceil(((RATE.d1 || 30_000) * DURATION_MS) / 1000) + 200, scope: ['profile'] });
       const authorization = basicAuthorization(setup.clientId, setup.clientSecret);
       const body = (code) => `grant_type=authorization_code&code=${code}&redirect_uri=${encodeURIComponent(REDIRECT_URI)}`;
       const next = (i) =>
         i < codes.length ? buildRequest({ method: 'POST', path: '/oauth2/token', host, headers: { Authorization: authorization, 'Content-Type': 'application/x-www-form-urlencoded' }, body: body(codes[i]) }) : null;
-      run = () => runRequests({ host: HOST, port: server.port, connections: 32, durationMs: DURATION_MS, ratePerSecond: RATE.d1, next });
+      run = () => runRequests({ host: HOST, port: server.port, connections: 32, durationMs: DURATION_MS, ratePerSecond: RATE.d1 || undefined, next });
     } else if (scenario === 'e') {
       const client = setup.es256;
       run = () =>
