@@ -24,6 +24,16 @@ export function preferredSqliteDriver(): SqliteDriverName {
   return NODE_MAJOR >= 24 ? 'node:sqlite' : 'better-sqlite3';
 }
 
+/** How long a statement waits for another connection's lock before it fails with SQLITE_BUSY. */
+export const BUSY_TIMEOUT_MS = 5000;
+
+/** Whether an error from either driver is SQLITE_BUSY (another connection holds the lock). */
+export function isSqliteBusy(error: unknown): boolean {
+  const { code, errcode } = (error ?? {}) as { code?: unknown; errcode?: unknown };
+  // better-sqlite3: code 'SQLITE_BUSY'; node:sqlite: errcode 5 (the primary result code) or an extended one.
+  return code === 'SQLITE_BUSY' || (typeof errcode === 'number' && (errcode & 0xff) === 5);
+}
+
 /** Pragmas Latch runs with, as shipped (and as measured by the benchmark). */
 const PRAGMAS = [
   // WAL lets readers run beside the one writer.
@@ -32,7 +42,7 @@ const PRAGMAS = [
   'synchronous = NORMAL',
   'foreign_keys = ON',
   // Lets the CLI and several processes share one file.
-  'busy_timeout = 5000',
+  `busy_timeout = ${BUSY_TIMEOUT_MS}`,
 ];
 
 export interface SqliteConnection extends SqliteDatabase {
@@ -42,7 +52,7 @@ export interface SqliteConnection extends SqliteDatabase {
 }
 
 /** Pragmas of the fast path's read connection (sqlite-fast-path.ts): it must never write. */
-const READER_PRAGMAS = ['busy_timeout = 5000', 'query_only = ON'];
+const READER_PRAGMAS = [`busy_timeout = ${BUSY_TIMEOUT_MS}`, 'query_only = ON'];
 
 export interface OpenSqliteOptions {
   /** A connection that only reads (the journal mode is the writer's to set, and stays with the file). */

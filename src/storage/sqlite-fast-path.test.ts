@@ -157,6 +157,30 @@ describe('SQLite fast path', () => {
     assert.deepEqual(committedElsewhere(path, [failing, `${failing}-second`, taken, next]), [false, false, true, true]);
   });
 
+  test('while another connection holds the write lock, a write waits without blocking the event loop, then commits', async () => {
+    const other = openSqlite(path);
+    const email = uniqueEmail('after-lock');
+    try {
+      other.prepare('begin immediate').run([]);
+      const written = fastPath.write((execute) => execute(insertUser(storage.db, email)).numAffectedRows);
+      const state = settledYet(written);
+      // SQLite's busy handler would have slept on this thread: timers would not fire until the lock was gone.
+      const started = performance.now();
+      let timersFired = 0;
+      while (performance.now() - started < 60) {
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        timersFired += 1;
+      }
+      assert.ok(timersFired >= 5, `only ${timersFired} timers fired in 60 ms while the lock was held`);
+      assert.equal(state.settled, false, 'the write cannot commit while the lock is held');
+      other.prepare('commit').run([]);
+      assert.equal(await written, 1n);
+      assert.deepEqual(committedElsewhere(path, [email]), [true]);
+    } finally {
+      other.close();
+    }
+  });
+
   test('a unit that returns a promise is rejected and writes nothing; the others are written', async () => {
     const [sync, async] = [uniqueEmail('sync'), uniqueEmail('async')];
     const outcomes = await Promise.allSettled([

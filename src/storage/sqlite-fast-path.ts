@@ -22,7 +22,7 @@ import type { CompiledQuery, Kysely, QueryResult } from 'kysely';
 import { CachedReads } from './cached-reads.js';
 import { ChangeSignal } from './change-signal.js';
 import type { Database } from './database.js';
-import { openSqlite, type SqliteConnection } from './sqlite-connection.js';
+import { BUSY_TIMEOUT_MS, isSqliteBusy, openSqlite, type SqliteConnection } from './sqlite-connection.js';
 
 /** Runs one compiled query on the connection a write unit holds, synchronously. */
 export type ExecuteNow = <Row>(query: CompiledQuery<Row>) => QueryResult<Row>;
@@ -55,6 +55,9 @@ export class SqliteFastPath {
   private flushScheduled = false;
   /** A batch waits for Kysely's connection (a transaction was open); later batches queue behind it. */
   private waitingForConnection = false;
+  /** Since when BEGIN has found the write lock held by another connection, and how often in a row. */
+  private busySince: number | undefined;
+  private busyRetries = 0;
   private flushing: Promise<void> = Promise.resolve();
   private closed = false;
 
@@ -158,7 +161,10 @@ export class SqliteFastPath {
     const savepoints = batch.length > 1;
     const outcomes: Array<{ ok: true; value: unknown } | { ok: false; error: unknown }> = [];
     try {
-      this.run('begin immediate');
+      if (!this.beginWithoutWaiting()) {
+        this.retryLater(batch);
+        return;
+      }
     } catch (error) {
       for (const pending of batch) pending.reject(error);
       return;
@@ -196,7 +202,52 @@ export class SqliteFastPath {
     });
   }
 
+  /**
+   * BEGIN IMMEDIATE without SQLite's busy wait: while another process (a worker of `latch serve --workers`,
+   * the CLI) holds the write lock, the busy handler would sleep on the event loop, a millisecond and more at a
+   * time, stalling every request of this process. Instead the batch stays queued (later writes join it) and
+   * is tried again on a later turn. False when the lock is held elsewhere.
+   */
+  private beginWithoutWaiting(): boolean {
+    this.setBusyTimeout(0);
+    try {
+      this.run('begin immediate');
+      this.busySince = undefined;
+      this.busyRetries = 0;
+      return true;
+    } catch (error) {
+      if (!isSqliteBusy(error)) throw error;
+      this.busySince ??= Date.now();
+      // As long as a statement would have waited: then the batch fails as it would have.
+      if (Date.now() - this.busySince >= BUSY_TIMEOUT_MS) {
+        this.busySince = undefined;
+        throw error;
+      }
+      return false;
+    } finally {
+      this.setBusyTimeout(BUSY_TIMEOUT_MS);
+    }
+  }
+
+  /** Puts a batch that could not begin back at the head of the queue and tries again soon. */
+  private retryLater(batch: Pending[]): void {
+    this.queue = batch.concat(this.queue);
+    this.flushScheduled = true;
+    // The lock is held for one commit elsewhere (well under a millisecond): the next turn first, then a timer,
+    // so that an idle process does not spin while another one holds the lock for longer.
+    this.busyRetries += 1;
+    if (this.busyRetries <= 3) setImmediate(this.flushSoon);
+    else setTimeout(this.flushSoon, 1);
+  }
+
+  private setBusyTimeout(milliseconds: number): void {
+    this.run(`pragma busy_timeout = ${milliseconds}`);
+  }
+
   private run(sql: string): void {
-    this.writer.prepare(sql).run([]);
+    const statement = this.writer.prepare(sql);
+    // A pragma that sets a value answers with a row: such a statement is read, not run.
+    if (statement.reader) statement.all([]);
+    else statement.run([]);
   }
 }
