@@ -1,7 +1,7 @@
 /**
  * A cross-process "something that cached reads depend on has changed" signal for the embedded database: eight
  * bytes in a file beside it (`<database>-changes`), rewritten with fresh random bytes by every write that
- * revokes a token or changes a user (storage/active-token-cache.ts). Every process on the same file (`latch
+ * could change a cached read: a revocation, a user, client, session or consent changed (cached-reads.ts). Every process on the same file (`latch
  * serve --workers`, the CLI) sees a new value with one pread; no value ever comes back, so any difference
  * means "changed". A torn read (a writer half-way) also reads as a change, which only costs a cache miss.
  *
