@@ -18,8 +18,9 @@ import { SigningKeyCache } from './crypto/signing-key-cache.js';
 import { InvalidRequest } from './errors.js';
 import { answerClientError } from './http/client-error.js';
 import { authorizeErrorHandler, oauthJsonErrorHandler, pageErrorHandler } from './http/error-handlers.js';
+import { registerBatchedWrites } from './http/batched-writes.js';
 import { registerHealthRoutes } from './http/health.js';
-import { computeHelmetHeaders } from './http/security-headers.js';
+import { computeHelmetHeaders, splitDocumentOnlyHeaders } from './http/security-headers.js';
 import './http/request-context.js';
 import { registerAccountRoutes } from './accounts/account-routes.js';
 import { registerEmailVerificationRoutes } from './accounts/email-verification-routes.js';
@@ -125,20 +126,26 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     signingKeys = ownKeys;
   }
 
-  // What every response carries: the request id, and helmet's headers, computed once (security-headers.ts).
+  // What every response carries: the request id, and helmet's headers, computed once (security-headers.ts);
+  // those that only concern documents go on pages and the authorize flow, not on JSON answers.
   // Pages set their own CSP (views/render.tsx); API responses get this strict default.
-  const securityHeaders = computeHelmetHeaders({
+  const securityHeaders = splitDocumentOnlyHeaders(computeHelmetHeaders({
     contentSecurityPolicy: { useDefaults: false, directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"], baseUri: ["'none'"], formAction: ["'none'"] } },
     frameguard: { action: 'deny' },
     referrerPolicy: { policy: 'no-referrer' },
     crossOriginResourcePolicy: { policy: 'same-site' },
     strictTransportSecurity: config.issuer.startsWith('https:') ? { maxAge: 31536000 } : false,
-  });
+  }));
+  const addDocumentHeaders = (_request: FastifyRequest, reply: FastifyReply, done: () => void) => {
+    reply.headers(securityHeaders.documentsOnly);
+    done();
+  };
   app.addHook('onRequest', (request, reply, done) => {
-    reply.headers(securityHeaders);
+    reply.headers(securityHeaders.everyResponse);
     reply.header('x-request-id', request.id);
     done();
   });
+  registerBatchedWrites(app);
   const mailer = deps.mailer ?? createMailer(config, storage, app.log);
   app.addHook('onClose', async () => mailer.close());
   if (mailer.kind === 'outbox') {
@@ -189,11 +196,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
 
   await app.register(async function authorizeFlow(flow) {
+    flow.addHook('onRequest', addDocumentHeaders);
     flow.setErrorHandler(authorizeErrorHandler(storage, config));
     registerAuthorizeRoutes(flow, { storage, config, signingKeys });
   });
 
   await app.register(async function pages(pageScope) {
+    pageScope.addHook('onRequest', addDocumentHeaders);
     pageScope.setErrorHandler(pageErrorHandler());
     registerLoginRoutes(pageScope, { storage, config, signInThrottle });
     const accountDeps = { storage, config, mailer, attemptCounter };
@@ -216,7 +225,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     if (request.url.startsWith('/oauth2/') || request.url.startsWith('/.well-known/')) {
       return reply.code(404).send({ error: 'not_found', error_description: error.description, request_id: request.id });
     }
-    reply.code(404);
+    reply.code(404).headers(securityHeaders.documentsOnly);
     return renderErrorPage(reply, request, error);
   });
 

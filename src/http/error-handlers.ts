@@ -15,7 +15,7 @@ import { renderErrorPage } from '../views/render.js';
 import { recordClientFailure } from './client-failure-log.js';
 import { noStore } from './security-headers.js';
 
-type ErrorHandler = (error: FastifyError | Error, request: FastifyRequest, reply: FastifyReply) => Promise<void>;
+type ErrorHandler = (error: FastifyError | Error, request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply>;
 
 /** Turns whatever was thrown into an OAuthError: framework 4xx errors become invalid_request with a useful description. */
 export function toOAuthError(error: FastifyError | Error, request: FastifyRequest): OAuthError {
@@ -52,9 +52,9 @@ function describeClientFault(error: FastifyError): string {
   }
 }
 
-function sendJsonError(reply: FastifyReply, request: FastifyRequest, error: OAuthError): void {
+function sendJsonError(reply: FastifyReply, request: FastifyRequest, error: OAuthError): FastifyReply {
   noStore(reply);
-  reply.code(error.status).type('application/json; charset=utf-8').send({ ...error.toJSON(), request_id: request.id });
+  return reply.code(error.status).type('application/json; charset=utf-8').send({ ...error.toJSON(), request_id: request.id });
 }
 
 export function oauthJsonErrorHandler(storage: Storage, endpoint: string): ErrorHandler {
@@ -70,7 +70,8 @@ export function oauthJsonErrorHandler(storage: Storage, endpoint: string): Error
     }
     request.log.info({ error: error.code, reason: error.description, clientId: request.latchClient?.clientId }, `${endpoint} failed`);
     await recordClientFailure(storage, request, endpoint, error);
-    sendJsonError(reply, request, error);
+    // Every handler here returns the reply it sent: Fastify's rule for async handlers (http/batched-writes.ts).
+    return sendJsonError(reply, request, error);
   };
 }
 
@@ -88,11 +89,10 @@ export function authorizeErrorHandler(storage: Storage, config: Config): ErrorHa
         state: target.state,
         iss: config.issuer,
       });
-      reply.header('referrer-policy', 'no-referrer').redirect(location, 302);
-      return;
+      return reply.header('referrer-policy', 'no-referrer').redirect(location, 302);
     }
     reply.code(isCsrfFailure(thrown) ? 403 : error.status >= 500 ? 500 : 400);
-    renderErrorPage(reply, request, error);
+    return renderErrorPage(reply, request, error);
   };
 }
 
@@ -112,6 +112,6 @@ export function pageErrorHandler(): ErrorHandler {
         ? frameworkStatus
         : error.status;
     reply.code(status >= 500 ? 500 : status);
-    renderErrorPage(reply, request, error);
+    return renderErrorPage(reply, request, error);
   };
 }

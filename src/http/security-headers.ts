@@ -33,6 +33,36 @@ export function computeHelmetHeaders(options: HelmetOptions): Readonly<Record<st
   return Object.freeze(headers);
 }
 
+/**
+ * Helmet headers that only mean something for a document a browser renders (an HTML page, or a redirect that
+ * leads to one): cross-origin isolation of a window, DNS prefetching of its links, old IE and Flash/PDF
+ * behaviours. JSON answers (token, userinfo, discovery, JWKS, health) go without them: they cost ~200 bytes and
+ * a header check each on the busiest responses and protect nothing there. What does apply to any response
+ * stays on all of them: CSP, X-Frame-Options, nosniff, Referrer-Policy, CORP, and HSTS on an https issuer.
+ */
+const DOCUMENT_ONLY_HEADERS: ReadonlySet<string> = new Set([
+  'cross-origin-opener-policy',
+  'origin-agent-cluster',
+  'x-dns-prefetch-control',
+  'x-download-options',
+  'x-permitted-cross-domain-policies',
+  'x-xss-protection',
+]);
+
+/** Splits helmet's headers into those for every response and those only pages need besides. */
+export function splitDocumentOnlyHeaders(headers: Readonly<Record<string, string>>): {
+  everyResponse: Readonly<Record<string, string>>;
+  documentsOnly: Readonly<Record<string, string>>;
+} {
+  const everyResponse: Record<string, string> = {};
+  const documentsOnly: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (DOCUMENT_ONLY_HEADERS.has(name)) documentsOnly[name] = value;
+    else everyResponse[name] = value;
+  }
+  return { everyResponse: Object.freeze(everyResponse), documentsOnly: Object.freeze(documentsOnly) };
+}
+
 export function noStore(reply: FastifyReply): FastifyReply {
   return reply.header('cache-control', 'no-store').header('pragma', 'no-cache');
 }

@@ -19,6 +19,7 @@
  * would open another, empty database.
  */
 import type { CompiledQuery, Kysely, QueryResult } from 'kysely';
+import { atTurnEnd } from '../event-loop/turn-end.js';
 import { CachedReads } from './cached-reads.js';
 import { ChangeSignal } from './change-signal.js';
 import type { Database } from './database.js';
@@ -101,8 +102,8 @@ export class SqliteFastPath {
       this.queue.push({ unit, resolve: resolve as (value: unknown) => void, reject });
       if (!this.flushScheduled) {
         this.flushScheduled = true;
-        // setImmediate: after the current round of I/O callbacks, so that the requests read in it share a commit.
-        setImmediate(this.flushSoon);
+        // At the turn's end: after the current round of I/O callbacks, so that the requests read in it share a commit.
+        atTurnEnd(this.flushSoon);
       }
     });
   }
@@ -236,7 +237,7 @@ export class SqliteFastPath {
     // The lock is held for one commit elsewhere (well under a millisecond): the next turn first, then a timer,
     // so that an idle process does not spin while another one holds the lock for longer.
     this.busyRetries += 1;
-    if (this.busyRetries <= 3) setImmediate(this.flushSoon);
+    if (this.busyRetries <= 3) atTurnEnd(this.flushSoon);
     else setTimeout(this.flushSoon, 1);
   }
 

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { createUserAccount } from '../../src/accounts/user-accounts.js';
 import { registerClient } from '../../src/clients/client-registration.js';
 import { buildLoggerOptions } from '../../src/app.js';
+import { countDoubleSends } from '../../src/http/batched-writes.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import type { SigningAlgorithm } from '../../src/crypto/signing-algorithms.js';
 import { startServer, type RunningServer } from '../../src/server.js';
@@ -125,6 +126,8 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     },
     async stop(stopOptions = {}) {
       await server.close();
+      // A route that sent a response without returning the reply (http/batched-writes.ts) fails its test file.
+      if (countDoubleSends() > 0) throw new Error(`${countDoubleSends()} response(s) were sent twice: an async handler sent without returning reply`);
       if (!stopOptions.keepData) {
         rmSync(dataDir, { recursive: true, force: true });
         await database.dropSchema?.();

@@ -28,6 +28,15 @@ async function headersFromHelmetMiddleware(options: HelmetOptions): Promise<Reco
   }
 }
 
+const DOCUMENT_ONLY = [
+  'cross-origin-opener-policy',
+  'origin-agent-cluster',
+  'x-dns-prefetch-control',
+  'x-download-options',
+  'x-permitted-cross-domain-policies',
+  'x-xss-protection',
+];
+
 describe('security headers', () => {
   test('computed once, they are the headers helmet sets itself', async () => {
     const optionsToCheck: HelmetOptions[] = [
@@ -58,6 +67,9 @@ describe('security headers', () => {
         ['/oauth2/userinfo', {}],
         ['/oauth2/token', { method: 'POST' }],
         ['/oauth2/no-such-endpoint', {}],
+        ['/.well-known/openid-configuration', {}],
+        ['/oauth2/jwks', {}],
+        ['/healthz', {}],
       ] as const) {
         const response = await fetch(`${server.baseUrl}${path}`, init);
         await response.arrayBuffer();
@@ -65,9 +77,26 @@ describe('security headers', () => {
         assert.equal(response.headers.get('x-frame-options'), 'DENY', path);
         assert.equal(response.headers.get('x-content-type-options'), 'nosniff', path);
         assert.equal(response.headers.get('referrer-policy'), 'no-referrer', path);
-        assert.equal(response.headers.get('cross-origin-resource-policy'), 'same-site', path);
+        // Discovery and JWKS are meant to be fetched cross-origin (their own CORP); the rest stays same-site.
+        const publicDocument = path.startsWith('/.well-known/') || path === '/oauth2/jwks';
+        assert.equal(response.headers.get('cross-origin-resource-policy'), publicDocument ? 'cross-origin' : 'same-site', path);
         assert.equal(response.headers.get('strict-transport-security'), null, `${path}: no HSTS on an http issuer`);
         assert.match(response.headers.get('x-request-id') ?? '', /^[0-9a-f-]{36}$/, path);
+        for (const name of DOCUMENT_ONLY) assert.equal(response.headers.get(name), null, `${path}: ${name} is for documents only`);
+      }
+    });
+
+    test('pages, the authorize flow and HTML 404 pages carry the headers that only documents need as well', async () => {
+      for (const path of ['/login', '/oauth2/authorize?client_id=nobody', '/no-such-page']) {
+        const response = await fetch(`${server.baseUrl}${path}`, { redirect: 'manual' });
+        await response.arrayBuffer();
+        assert.equal(response.headers.get('cross-origin-opener-policy'), 'same-origin', path);
+        assert.equal(response.headers.get('origin-agent-cluster'), '?1', path);
+        assert.equal(response.headers.get('x-dns-prefetch-control'), 'off', path);
+        assert.equal(response.headers.get('x-download-options'), 'noopen', path);
+        assert.equal(response.headers.get('x-permitted-cross-domain-policies'), 'none', path);
+        assert.equal(response.headers.get('x-xss-protection'), '0', path);
+        assert.equal(response.headers.get('x-content-type-options'), 'nosniff', path);
       }
     });
 
