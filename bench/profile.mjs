@@ -1,5 +1,5 @@
 /**
- * `npm run profile -- c|d1|e [seconds]`: one scenario against Latch alone, with Latch under
+ * `npm run profile -- c|d1|d2|d3 [seconds]`: one scenario against Latch alone, with Latch under
  * `node --cpu-prof`, then a summary of where its time went. The .cpuprofile is kept in bench/results/profiles/
  * (open it in Chrome DevTools or speedscope for the flame graph).
  */
@@ -30,10 +30,12 @@ try {
     const tokens = mintLatch(latch, setup, { kind: 'token', count: 1000, scope: ['openid', 'profile'] });
     const requests = tokens.map((token) => buildRequest({ path: '/oauth2/userinfo', host, headers: { Authorization: `Bearer ${token}`, Accept: 'application/json' } }));
     next = (i) => requests[i % requests.length];
-  } else if (scenario === 'd1' || scenario === 'd2') {
+  } else if (scenario === 'd1' || scenario === 'd2' || scenario === 'd3') {
     const scope = scenario === 'd1' ? ['profile'] : ['openid', 'profile'];
-    const codes = mintLatch(latch, setup, { kind: 'code', count: Math.round(seconds * 8000), scope, nonce: scenario === 'd2' ? 'n' : null });
-    const authorization = basicAuthorization(setup.clientId, setup.clientSecret);
+    // (d3): the client registered for ES256 id_tokens; (d2): the default client, RS256.
+    const client = scenario === 'd3' ? setup.es256 : setup;
+    const codes = mintLatch(latch, client, { kind: 'code', count: Math.round(seconds * 14000), scope, nonce: scenario === 'd1' ? null : 'n' });
+    const authorization = basicAuthorization(client.clientId, client.clientSecret);
     next = (i) =>
       i < codes.length
         ? buildRequest({
@@ -45,7 +47,7 @@ try {
           })
         : null;
   } else {
-    throw new Error(`unknown scenario ${scenario}; use c, d1 or d2`);
+    throw new Error(`unknown scenario ${scenario}; use c, d1, d2 or d3`);
   }
   const cpuBefore = cpuMilliseconds(latch.pid);
   const result = await runRequests({ host: HOST, port: latch.port, connections, durationMs: seconds * 1000, next });
