@@ -201,6 +201,13 @@ export function defineRepositorySuite(label: string, open: () => Promise<SuiteDa
         redirectUri: code.redirectUri,
         codeChallenge: code.codeChallenge,
       });
+      /** The conditions of `code` with exactly one binding wrong: the client, redirect_uri, or PKCE. */
+      const conditionsFailingOneBinding = (code: NewAuthorizationCode, otherClientId: string) => [
+        { ...conditionsOf(code), clientId: otherClientId },
+        { ...conditionsOf(code), redirectUri: 'https://app.example.com/other' },
+        { ...conditionsOf(code), codeChallenge: 'not-the-challenge' },
+        { ...conditionsOf(code), codeChallenge: null },
+      ];
 
       test('insert and findByHash round-trip every binding', async () => {
         const code = await newCode({ nonce: null });
@@ -224,12 +231,7 @@ export function defineRepositorySuite(label: string, open: () => Promise<SuiteDa
       test('a consume that fails any binding consumes nothing', async () => {
         const code = await newCode();
         const other = await newClient();
-        const wrong = [
-          { ...conditionsOf(code), clientId: other.clientId },
-          { ...conditionsOf(code), redirectUri: 'https://app.example.com/other' },
-          { ...conditionsOf(code), codeChallenge: 'not-the-challenge' },
-          { ...conditionsOf(code), codeChallenge: null },
-        ];
+        const wrong = conditionsFailingOneBinding(code, other.clientId);
         for (const conditions of wrong) assert.equal(await storage.authorizationCodes.consume(conditions, NOW), null);
         assert.equal((await storage.authorizationCodes.findByHash(code.codeHash))?.consumedAt, null);
         assert.ok(await storage.authorizationCodes.consume(conditionsOf(code), NOW));
@@ -316,13 +318,7 @@ export function defineRepositorySuite(label: string, open: () => Promise<SuiteDa
       test('a redeem that fails any condition returns null and writes nothing', async () => {
         const code = await newCode();
         const other = await newClient();
-        const wrong = [
-          { ...conditionsOf(code), clientId: other.clientId },
-          { ...conditionsOf(code), redirectUri: 'https://app.example.com/other' },
-          { ...conditionsOf(code), codeChallenge: 'not-the-challenge' },
-          { ...conditionsOf(code), codeChallenge: null },
-          { ...conditionsOf(code), codeHash: `missing-${unique()}` },
-        ];
+        const wrong = [...conditionsFailingOneBinding(code, other.clientId), { ...conditionsOf(code), codeHash: `missing-${unique()}` }];
         const tried: string[] = [];
         for (const conditions of wrong) {
           const token = tokenFor();
