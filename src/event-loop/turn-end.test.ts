@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { atTurnEnd, isAtTurnEnd } from './turn-end.js';
+import { atTurnEnd, currentTurnEnd, isAtTurnEnd } from './turn-end.js';
 
 const nextTurn = () => new Promise<void>((resolve) => setTimeout(resolve, 1));
 
@@ -31,17 +31,41 @@ describe('turn end', () => {
     assert.deepEqual(seen, [true, true, false]);
   });
 
-  test('a task queued by a task runs in the next turn', async () => {
+  test('a task queued at the turn end runs in that turn end, after the tasks before it and their continuations', async () => {
     const marks: string[] = [];
+    const turnEnds: number[] = [];
     await new Promise<void>((resolve) => {
       atTurnEnd(() => {
+        turnEnds.push(currentTurnEnd());
         setImmediate(() => marks.push('immediate of the next turn'));
         atTurnEnd(() => {
-          marks.push('queued by a task');
-          resolve();
+          marks.push(`queued by a task, at the end: ${isAtTurnEnd()}`);
+          turnEnds.push(currentTurnEnd());
+        });
+        void Promise.resolve().then(() => {
+          marks.push('continuation of the first task');
+          atTurnEnd(() => {
+            marks.push('queued by a continuation');
+            turnEnds.push(currentTurnEnd());
+            resolve();
+          });
         });
       });
     });
-    assert.deepEqual(marks, ['immediate of the next turn', 'queued by a task']);
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.deepEqual(marks, [
+      'continuation of the first task',
+      'queued by a task, at the end: true',
+      'queued by a continuation',
+      'immediate of the next turn',
+    ]);
+    assert.equal(new Set(turnEnds).size, 1, 'one turn end');
+  });
+
+  test('each turn end has a number of its own', async () => {
+    const first = await new Promise<number>((resolve) => atTurnEnd(() => resolve(currentTurnEnd())));
+    await nextTurn();
+    const second = await new Promise<number>((resolve) => atTurnEnd(() => resolve(currentTurnEnd())));
+    assert.notEqual(first, second);
   });
 });

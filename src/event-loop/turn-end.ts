@@ -1,12 +1,15 @@
 /**
  * Work deferred to the end of the event loop's current turn and run together: once the I/O callbacks of the
- * turn have run (its check phase, one setImmediate for all of it). Two things use it, in this order: the
- * group commit of the embedded database (storage/sqlite-fast-path.ts), which commits the writes of every
- * request read in the turn at once, and the batched writing of responses (http/batched-writes.ts).
+ * turn have run (its check phase, one setImmediate for all of it). Three things use it: the read of the
+ * embedded database's change signal (storage/cached-reads.ts), once for every request read in the turn; the
+ * group commit (storage/sqlite-fast-path.ts), which commits the writes of those requests at once; and the
+ * batched writing of responses (http/batched-writes.ts).
  *
  * While the deferred work runs, and until the promise continuations it resolves have run (the microtask queue
  * is empty), the turn is "at its end": a response that becomes ready then, such as the answer to a request
- * whose write was just committed, is already in a batch and is written at once.
+ * whose write was just committed, is already in a batch and is written at once; a task queued then (a write
+ * of a request that went on after the change signal was read: storage/cached-reads.ts) runs in the same
+ * turn end.
  */
 
 type Task = () => void;
@@ -14,11 +17,16 @@ type Task = () => void;
 let queue: Task[] = [];
 let scheduled = false;
 let atEnd = false;
+let turnEnds = 0;
 
-/** Runs `task` at the end of the current turn, after the tasks queued before it. A task must not throw. */
+/**
+ * Runs `task` at the end of the current turn, after the tasks queued before it. Queued while the turn is at
+ * its end (by a task, or by a continuation a task resolved), it runs in that same turn end, once the tasks
+ * before it and their continuations have run. A task must not throw.
+ */
 export function atTurnEnd(task: Task): void {
   queue.push(task);
-  if (!scheduled) {
+  if (!scheduled && !atEnd) {
     scheduled = true;
     setImmediate(runQueued);
   }
@@ -29,14 +37,24 @@ export function isAtTurnEnd(): boolean {
   return atEnd;
 }
 
+/** Which turn end this is (a number that changes from one turn end to the next): meaningful while isAtTurnEnd(). */
+export function currentTurnEnd(): number {
+  return turnEnds;
+}
+
 function runQueued(): void {
-  const tasks = queue;
-  queue = [];
   scheduled = false;
   atEnd = true;
+  turnEnds += 1;
+  runTasks();
+}
+
+function runTasks(): void {
+  const tasks = queue;
+  queue = [];
   // A tick queued from a microtask runs once the microtask queue is empty, before the next I/O event or
-  // immediate: that is where this turn's end ends.
-  queueMicrotask(leaveAfterMicrotasks);
+  // immediate: there the turn's end either goes on with the tasks queued since, or ends.
+  queueMicrotask(afterMicrotasks);
   let failure: { error: unknown } | undefined;
   for (const task of tasks) {
     try {
@@ -49,7 +67,8 @@ function runQueued(): void {
   if (failure) throw failure.error;
 }
 
-const leave = () => {
-  atEnd = false;
+const continueOrLeave = () => {
+  if (queue.length > 0) runTasks();
+  else atEnd = false;
 };
-const leaveAfterMicrotasks = () => process.nextTick(leave);
+const afterMicrotasks = () => process.nextTick(continueOrLeave);

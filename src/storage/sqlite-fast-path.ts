@@ -236,8 +236,9 @@ export class SqliteFastPath {
     this.flushScheduled = true;
     // The lock is held for one commit elsewhere (well under a millisecond): the next turn first, then a timer,
     // so that an idle process does not spin while another one holds the lock for longer.
+    // (setImmediate, not atTurnEnd: this is the turn's end, whose tasks would run again at once.)
     this.busyRetries += 1;
-    if (this.busyRetries <= 3) atTurnEnd(this.flushSoon);
+    if (this.busyRetries <= 3) setImmediate(this.flushSoon);
     else setTimeout(this.flushSoon, 1);
   }
 

@@ -145,7 +145,7 @@ export function createAuthorizationCodeRepository(db: Kysely<Database>): Authori
         // Read before the write: the user is read through the cache under it (cached-reads.ts). The new token
         // is not cached here: an entry per exchange lives long enough to be promoted to V8's old space, and
         // the churn showed as major-GC pauses in the exchange's p99 at a fixed load. Userinfo caches it on use.
-        const signal = fastPath.cached.currentSignal();
+        const signal = await fastPath.cached.signal();
         // One write unit: the statements share the group commit (sqlite-fast-path.ts).
         return fastPath.write((execute: ExecuteNow) => {
           const code = execute(consume.withValues(db, values)).rows[0];
