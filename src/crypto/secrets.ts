@@ -39,9 +39,16 @@ export function generateSecret(prefix: string): string {
   return prefix + random256Base64url();
 }
 
-/** A random identifier that is not a secret (client ids, record ids); unreserved characters only. */
+/**
+ * A random identifier that is not a secret (client ids, record ids); unreserved characters only. Never starts
+ * with `-` (or `_`): a client id is an argument of the CLI (`latch client show ID`), where one starting with a
+ * dash was taken for an option (one id in 64).
+ */
 export function generateIdentifier(byteLength = 16): string {
-  return randomBytes(byteLength).toString('base64url');
+  for (;;) {
+    const identifier = randomBytes(byteLength).toString('base64url');
+    if (identifier[0] !== '-' && identifier[0] !== '_') return identifier;
+  }
 }
 
 /** Digits of the creation time (milliseconds, hexadecimal) that lead a time-ordered secret; 11 last until the year 2527. */

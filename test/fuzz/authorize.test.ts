@@ -84,12 +84,13 @@ describe('fuzzing /oauth2/authorize', () => {
       },
     );
 
-  function checkAuthorizeAnswer(response: RawHttpResponse, context: string, options: { signedIn: boolean }): void {
+  function checkAuthorizeAnswer(response: RawHttpResponse, context: string, options: { signedIn: boolean; mayAskToSignInAgain?: boolean }): void {
     assertNoServerError(response, context);
     const location = response.headers.location;
     if (response.status === 302 || response.status === 303) {
       assert.equal(typeof location, 'string', context);
-      const goesToSignIn = !options.signedIn && String(location).startsWith('/login?return_to=%2Foauth2%2Fauthorize%3F');
+      // A signed-in user is sent to sign in again only when the request asks for it (max_age, prompt=login).
+      const goesToSignIn = (!options.signedIn || options.mayAskToSignInAgain === true) && String(location).startsWith('/login?return_to=%2Foauth2%2Fauthorize%3F');
       assert.ok(goesToSignIn || isRegisteredDestination(String(location)), `${context}: redirects only to sign-in or a registered URI, not ${location}`);
       if (!goesToSignIn) {
         const url = new URL(String(location));
@@ -137,7 +138,8 @@ describe('fuzzing /oauth2/authorize', () => {
           const pairs = shuffle ? [...extra, ...kept] : [...kept, ...extra];
           const query = encodePairs(pairs);
           const response = await sendRaw(server.baseUrl, { method: 'GET', path: `/oauth2/authorize?${asRequestTarget(query)}`, headers: [['cookie', sessionCookie]] });
-          checkAuthorizeAnswer(response, `?${query.slice(0, 300)}`, { signedIn: true });
+          const asksToSignInAgain = pairs.some(([name, value]) => name === 'max_age' || (name === 'prompt' && value.split(' ').includes('login')));
+          checkAuthorizeAnswer(response, `?${query.slice(0, 300)}`, { signedIn: true, mayAskToSignInAgain: asksToSignInAgain });
           assert.deepEqual(await snapshotState(server), before, 'nothing changed');
         },
       ),

@@ -131,6 +131,7 @@ describe('id_token', () => {
     const output = JSON.parse(created.stdout);
     assert.equal((await server.storage.clients.findById(output.client_id))?.idTokenSignedResponseAlg, 'EdDSA');
     const shown = await runLatchCli(['client', 'show', output.client_id, '--json'], env);
+    assert.equal(shown.code, 0, shown.stderr);
     assert.equal(JSON.parse(shown.stdout).id_token_signed_response_alg, 'EdDSA');
 
     const refused = await runLatchCli(['client', 'create', '--name', 'X', '--redirect-uri', 'https://app.example.com/cb', '--id-token-alg', 'HS256'], env);
