@@ -6,7 +6,11 @@
  * which for a server is its event loop. The bench saw it as the p99 of code exchanges at a fixed load
  * (6.3 ms with automatic checkpoints, 2.9 ms without). So a serving process checkpoints from a worker
  * thread with its own connection, PASSIVE (it never waits for, nor blocks, the writer and the readers), every
- * 200 ms; the writer's automatic checkpoint stays as a safety net at a threshold the worker keeps it far from.
+ * 50 ms; the writer's automatic checkpoint stays as a safety net at a threshold the worker keeps it far from.
+ * Every 50 ms rather than 200: the thread shares a core with the event loop when the machine is busy, and a
+ * shorter checkpoint keeps the event loop waiting for less (exchanges at a fixed 1,714/s, 18 alternating
+ * rounds each: median p99 4.3 ms against 5.4 ms at 200 ms; no change in throughput at saturation). An idle
+ * database costs nothing: with no new WAL frames a checkpoint does no work.
  * Durability is the same: a checkpoint only moves committed pages from the WAL into the database file.
  */
 import { createRequire } from 'node:module';
@@ -14,7 +18,7 @@ import { Worker } from 'node:worker_threads';
 import type { SqliteDriverName } from './sqlite-connection.js';
 
 const require = createRequire(import.meta.url);
-const INTERVAL_MS = 200;
+const INTERVAL_MS = 50;
 /** The writer checkpoints itself only when the worker has fallen this far behind (pages, about 40 MiB). */
 export const SAFETY_NET_AUTOCHECKPOINT_PAGES = 10_000;
 
