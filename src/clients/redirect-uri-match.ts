@@ -5,11 +5,20 @@
  */
 
 // http://127.0.0.1[:port] or http://[::1][:port], then the rest of the URI.
-const LOOPBACK_IP_AUTHORITY = /^http:\/\/(127\.0\.0\.1|\[::1\])(?::\d{1,5})?(?=[/?]|$)/;
+const LOOPBACK_IP_AUTHORITY = /^http:\/\/(127\.0\.0\.1|\[::1\])(?::(\d{1,5}))?(?=[/?]|$)/;
+const HIGHEST_PORT = 65535;
 
-/** The URI with the port of a loopback IP authority taken out, textually; null when it is not one. */
+/**
+ * The URI with the port of a loopback IP authority taken out, textually; null when it is not one. A port that no
+ * socket can have (0, above 65535) makes it not one: such a URI is no redirect target, and would only ever match
+ * exactly.
+ */
 function loopbackWithoutPort(uri: string): string | null {
-  return LOOPBACK_IP_AUTHORITY.test(uri) ? uri.replace(LOOPBACK_IP_AUTHORITY, 'http://$1') : null;
+  const authority = LOOPBACK_IP_AUTHORITY.exec(uri);
+  if (authority === null) return null;
+  const port = authority[2];
+  if (port !== undefined && (Number(port) < 1 || Number(port) > HIGHEST_PORT)) return null;
+  return `http://${authority[1]}${uri.slice(authority[0].length)}`;
 }
 
 export function isRegisteredRedirectUri(registered: readonly string[], sent: string): boolean {

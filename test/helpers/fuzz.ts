@@ -7,9 +7,10 @@ import assert from 'node:assert/strict';
 import { request as httpRequest } from 'node:http';
 import fc from 'fast-check';
 
-/** fast-check settings for every property: bounded runs, reproducible with the printed seed. */
+/** fast-check settings for every property: bounded runs, reproducible with the printed seed (LATCH_FUZZ_SEED=…). */
 export const FUZZ_RUNS = Number(process.env.LATCH_FUZZ_RUNS ?? 150);
-export const fuzzOptions = { numRuns: FUZZ_RUNS, endOnFailure: true } as const;
+const FUZZ_SEED = process.env.LATCH_FUZZ_SEED === undefined ? undefined : Number(process.env.LATCH_FUZZ_SEED);
+export const fuzzOptions = { numRuns: FUZZ_RUNS, endOnFailure: true, ...(FUZZ_SEED === undefined ? {} : { seed: FUZZ_SEED }) } as const;
 
 function shorten(text: string, max: number): string {
   return text.length > max ? `${text.slice(0, max)}… (${text.length} characters)` : text;

@@ -112,6 +112,9 @@ describe('GET /oauth2/authorize', () => {
       ['localhost is not a loopback IP: its port must match', 'http://localhost:9090/local'],
       ['loopback IP path still compared exactly', 'http://127.0.0.1:5000/loopback/'],
       ['loopback IP with another scheme', 'https://127.0.0.1:5000/loopback'],
+      ['loopback IP on a port above 65535', 'http://127.0.0.1:99999/loopback'],
+      ['loopback IP on port 0', 'http://127.0.0.1:0/loopback'],
+      ['[::1] on a port above 65535', 'http://[::1]:65536/v6'],
     ];
     for (const [why, uri] of rejected) {
       test(`rejects ${why}: ${uri}`, async () => {
@@ -125,6 +128,7 @@ describe('GET /oauth2/authorize', () => {
       ['a registered 127.0.0.1 URI on any port (RFC 8252 §7.3)', 'http://127.0.0.1:51234/loopback'],
       ['a registered 127.0.0.1 URI without a port', 'http://127.0.0.1/loopback'],
       ['a registered [::1] URI on another port (RFC 8252 §7.3)', 'http://[::1]:9/v6'],
+      ['a registered 127.0.0.1 URI on the highest port', 'http://127.0.0.1:65535/loopback'],
       ['a registered localhost URI on its own port', 'http://localhost:8080/local'],
     ];
     for (const [why, uri] of accepted) {
