@@ -179,7 +179,7 @@ async function main() {
         entry.runs[skipped.server.kind] = { skipped: skipped.skip };
       }
       const rateEstimate = new Map();
-      const runOnce = async (target, durationMs, ratePerSecond) => {
+      const runOnce = async (target, durationMs, ratePerSecond, { warmUp = false } = {}) => {
         // The warm-up runs before the JIT has settled, so its rate can be well below a measured run's: the pool
         // is sized from the larger of the guess and the best rate seen, three times over.
         const expectedRate = Math.max(rateEstimate.get(target) ?? 0, target.rateGuess ?? 4000, ratePerSecond ?? 0);
@@ -191,12 +191,14 @@ async function main() {
             : runRequests({ host: HOST, port: target.server.port, connections: CONNECTIONS, durationMs, next: load.next, isOk: load.isOk, ratePerSecond }),
         );
         if (!ratePerSecond) rateEstimate.set(target, Math.max(rateEstimate.get(target) ?? 0, result.rps));
-        if (result.exhausted) entry.notes.push(`${target.server.name}: the pool of single-use codes ran out before the end of a run; its rate is over the time it lasted`);
+        // A warm-up that runs out of codes has done its job (it sizes the pools of the measured runs); a measured
+        // run that does is reported.
+        if (result.exhausted && !warmUp) entry.notes.push(`${target.server.name}: the pool of single-use codes ran out before the end of a run; its rate is over the time it lasted`);
         return result;
       };
       for (const target of targets) {
         log(`  ${definition.id} ${target.server.name}: warm-up`);
-        await runOnce(target, WARMUP_MS);
+        await runOnce(target, WARMUP_MS, undefined, { warmUp: true });
       }
       for (let repeat = 0; repeat < REPEATS; repeat++) {
         const order = repeat % 2 === 0 ? targets : [...targets].reverse();
@@ -406,7 +408,7 @@ async function main() {
       const targets = [...entry.targets, bareTarget];
       if (!bareWarm) {
         log(`  ${entry.id} at ${rate}/s bare: warm-up`);
-        await entry.runOnce(bareTarget, WARMUP_MS, rate);
+        await entry.runOnce(bareTarget, WARMUP_MS, rate, { warmUp: true });
         bareWarm = true;
       }
       for (let repeat = 0; repeat < REPEATS; repeat++) {
@@ -456,7 +458,7 @@ async function main() {
         for (const { id, target } of definitions) {
           const single = results.scenarios.find((s) => s.id === id);
           if (!single?.runs.latch?.rps) continue;
-          await single.runOnce(target, WARMUP_MS);
+          await single.runOnce(target, WARMUP_MS, undefined, { warmUp: true });
           const runs = [];
           for (let repeat = 0; repeat < REPEATS; repeat++) {
             runs.push(await single.runOnce(target, DURATION_MS));
