@@ -73,7 +73,28 @@ async function mintPeer(peer, { kind, count, scope, clientId, nonce }) {
 // ---------------------------------------------------------------------------------------------------------
 // Measuring one run
 
+/**
+ * Waits until the machine is quiet before a run: a server measured just before may still be collecting its
+ * garbage (the peer's heap holds every code and token it was given), which would land on the next server's
+ * figures, on the same two cores. Quiet is under 10% of one core busy over a quarter of a second; after 10 s
+ * the run starts anyway, and the noise gauge of the run says so.
+ */
+async function waitUntilQuiet() {
+  const started = Date.now();
+  while (Date.now() - started < 10_000) {
+    const before = machineCpuMilliseconds();
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    const after = machineCpuMilliseconds();
+    if (after.busy - before.busy < 25) {
+      if (Date.now() - started > 1000) log(`    (waited ${((Date.now() - started) / 1000).toFixed(1)} s for the machine to be quiet)`);
+      return;
+    }
+  }
+  log('    (the machine was still busy after 10 s; running anyway)');
+}
+
 async function measure(target, run) {
+  await waitUntilQuiet();
   const cpuBefore = cpuMilliseconds(target.pid);
   const machineBefore = machineCpuMilliseconds();
   const selfBefore = process.cpuUsage();
@@ -416,7 +437,7 @@ async function main() {
         for (const target of order) {
           const result = await entry.runOnce(target, DURATION_MS, rate);
           (fixed.runs[target.server.kind] ??= { results: [] }).results.push(result);
-          log(`  ${entry.id} at ${rate}/s ${target.server.name} #${repeat + 1}: achieved ${result.rps.toFixed(0)}/s, p50 ${result.p50.toFixed(2)} ms, p99 ${result.p99.toFixed(2)} ms, errors ${result.errors}`);
+          log(`  ${entry.id} at ${rate}/s ${target.server.name} #${repeat + 1}: achieved ${result.rps.toFixed(0)}/s, p50 ${result.p50.toFixed(2)} ms, p99 ${result.p99.toFixed(2)} ms, errors ${result.errors}, others ${result.otherCpuPercent.toFixed(0)}%`);
         }
       }
       for (const run of Object.values(fixed.runs)) {
