@@ -5,8 +5,10 @@
  * hits all of them; the figure is server CPU per request (or per flow) from /proc, median over the rounds,
  * which moves far less from run to run on a shared machine than requests per second.
  *
- *   VARIANT   name=NAME[,root=DIR][,env=K=V;K=V][,args=--flag;--flag]
+ *   VARIANT   name=NAME[,root=DIR][,env=K=V;K=V][,args=--flag;--flag][,prefill=N]
  *             e.g. name=now  name=info,env=LATCH_LOG_LEVEL=info  name=stgc,args=--single-threaded-gc (args go to node)
+ *             prefill=N: N unused codes and N tokens in the database before the first round, as a long-running
+ *             server (or the full bench, by its fixed-load runs) has
  *
  * Environment: COMPARE_SCENARIOS (c,d1,e; c and d1 at a fixed rate, e at saturation with virtual users),
  * COMPARE_ROUNDS (3), COMPARE_SECONDS (5), COMPARE_RATE_C (8000), COMPARE_RATE_D1 (4000; 0 for saturation),
@@ -31,13 +33,14 @@ const RATE = { c: Number(env.COMPARE_RATE_C ?? 8000), d1: Number(env.COMPARE_RAT
 const log = (message) => process.stderr.write(`${message}\n`);
 
 function parseVariant(text) {
-  const variant = { name: text, root: ROOT, env: {}, nodeArgs: [] };
+  const variant = { name: text, root: ROOT, env: {}, nodeArgs: [], prefill: 0 };
   for (const part of text.split(',')) {
     const [key, ...rest] = part.split('=');
     const value = rest.join('=');
     if (key === 'name') variant.name = value;
     else if (key === 'root') variant.root = resolve(value);
     else if (key === 'args') variant.nodeArgs = value.split(';').filter(Boolean);
+    else if (key === 'prefill') variant.prefill = Number(value);
     else if (key === 'env') for (const pair of value.split(';').filter(Boolean)) variant.env[pair.slice(0, pair.indexOf('='))] = pair.slice(pair.indexOf('=') + 1);
     else throw new Error(`unknown variant part ${part}`);
   }
@@ -56,6 +59,11 @@ try {
     const server = await startLatch(variant.name, dataDir, { env: variant.env, root: variant.root, nodeArgs: variant.nodeArgs });
     // COMPARE_SERVER_CPUS=1: the server and all its threads on that CPU list (taskset), e.g. with the client on another.
     if (env.COMPARE_SERVER_CPUS) execFileSync('taskset', ['-a', '-p', '-c', env.COMPARE_SERVER_CPUS, String(server.pid)], { stdio: 'ignore' });
+    for (let done = 0; done < variant.prefill; done += 100_000) {
+      const count = Math.min(100_000, variant.prefill - done);
+      mintLatch(server, setup, { kind: 'code', count, scope: ['profile'] });
+      mintLatch(server, setup, { kind: 'token', count, scope: ['profile'] });
+    }
     servers.push({ variant, setup, server, results: {} });
   }
 

@@ -1,6 +1,7 @@
 /**
  * `npm run profile -- c|d1|d2|d3 [seconds]`: one scenario against Latch alone, with Latch under
- * `node --cpu-prof`, then a summary of where its time went. The .cpuprofile is kept in bench/results/profiles/
+ * `node --cpu-prof`, then a summary of where its time went. At saturation, or at a fixed offered load with
+ * BENCH_RATE=<requests a second> (open loop, as the bench's fixed-load runs). The .cpuprofile is kept in bench/results/profiles/
  * (open it in Chrome DevTools or speedscope for the flame graph).
  */
 import { mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
@@ -14,6 +15,7 @@ import { summarizeProfile } from './lib/profile-summary.mjs';
 const scenario = process.argv[2] ?? 'c';
 const seconds = Number(process.argv[3] ?? process.env.BENCH_DURATION_SECONDS ?? 8);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 32);
+const ratePerSecond = Number(process.env.BENCH_RATE ?? 0) || undefined;
 const log = (message) => process.stderr.write(`${message}\n`);
 
 ensureLatchBuilt(log);
@@ -50,9 +52,9 @@ try {
     throw new Error(`unknown scenario ${scenario}; use c, d1, d2 or d3`);
   }
   const cpuBefore = cpuMilliseconds(latch.pid);
-  const result = await runRequests({ host: HOST, port: latch.port, connections, durationMs: seconds * 1000, next });
+  const result = await runRequests({ host: HOST, port: latch.port, connections, durationMs: seconds * 1000, next, ratePerSecond });
   const cpuMs = cpuMilliseconds(latch.pid) - cpuBefore;
-  log(`${scenario}: ${result.rps.toFixed(0)} req/s, p50 ${result.p50.toFixed(2)} ms, p99 ${result.p99.toFixed(2)} ms, errors ${result.errors}${result.errorSamples[0] ? ` (${result.errorSamples[0]})` : ''}, ${(cpuMs / result.requests).toFixed(3)} ms CPU/request${result.exhausted ? ' (code pool ran out)' : ''}`);
+  log(`${scenario}${ratePerSecond ? ` at ${ratePerSecond}/s` : ''}: ${result.rps.toFixed(0)} req/s, p50 ${result.p50.toFixed(2)} ms, p99 ${result.p99.toFixed(2)} ms, errors ${result.errors}${result.errorSamples[0] ? ` (${result.errorSamples[0]})` : ''}, ${(cpuMs / result.requests).toFixed(3)} ms CPU/request${result.exhausted ? ' (code pool ran out)' : ''}`);
 } finally {
   await stopProcess(latch.child);
   rmSync(workDir, { recursive: true, force: true });
