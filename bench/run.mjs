@@ -98,7 +98,9 @@ async function measure(target, run) {
   const cpuBefore = cpuMilliseconds(target.pid);
   const machineBefore = machineCpuMilliseconds();
   const selfBefore = process.cpuUsage();
+  const startedAt = new Date();
   const result = await run();
+  const endedAt = new Date();
   const self = process.cpuUsage(selfBefore);
   const machineAfter = machineCpuMilliseconds();
   const cpuMs = cpuMilliseconds(target.pid) - cpuBefore;
@@ -108,6 +110,11 @@ async function measure(target, run) {
     ...result,
     cpuMsPerRequest: result.requests > 0 ? cpuMs / result.requests : NaN,
     serverCpuPercent: (cpuMs / result.elapsedMs) * 100,
+    // The load client's own share of a core: what it leaves the server on a 2-core machine.
+    clientCpuPercent: (((self.user + self.system) / 1000) / result.elapsedMs) * 100,
+    // Wall-clock bounds, to line a run up with a trace of the server (lib/stall-trace.mjs).
+    startedAt: startedAt.toISOString(),
+    endedAt: endedAt.toISOString(),
     // Everything else that ran on the machine meanwhile (other programs, minting children): a noise gauge.
     otherCpuPercent: Math.max(0, ((busyMs - ownMs) / result.elapsedMs) * 100),
     rssBytes: rssBytes(target.pid),
@@ -437,7 +444,7 @@ async function main() {
         for (const target of order) {
           const result = await entry.runOnce(target, DURATION_MS, rate);
           (fixed.runs[target.server.kind] ??= { results: [] }).results.push(result);
-          log(`  ${entry.id} at ${rate}/s ${target.server.name} #${repeat + 1}: achieved ${result.rps.toFixed(0)}/s, p50 ${result.p50.toFixed(2)} ms, p99 ${result.p99.toFixed(2)} ms, errors ${result.errors}, others ${result.otherCpuPercent.toFixed(0)}%`);
+          log(`  ${entry.id} at ${rate}/s ${target.server.name} #${repeat + 1}: achieved ${result.rps.toFixed(0)}/s, p50 ${result.p50.toFixed(2)} ms, p99 ${result.p99.toFixed(2)} ms, errors ${result.errors}, client ${result.clientCpuPercent.toFixed(0)}%, others ${result.otherCpuPercent.toFixed(0)}% (${result.startedAt.slice(11, 19)}–${result.endedAt.slice(11, 19)})`);
         }
       }
       for (const run of Object.values(fixed.runs)) {
