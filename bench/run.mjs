@@ -31,6 +31,11 @@ const DURATION_MS = Number(env.BENCH_DURATION_SECONDS ?? 10) * 1000;
 // Warm-up per server and scenario before the measured runs. On the 2-core VM a freshly loaded process served
 // userinfo at ~14k req/s and settled at 18-21k after about 8 s of load (JIT, heap growth, the guest's memory
 // being faulted in): a 2 s warm-up measured whichever server ran first cold. BENCH_WARMUP_SECONDS overrides.
+// A fixed-rate run offers its rate for this long before it records: each run follows an idle pause (the next
+// pool of codes minted, the machine quiet), and the p99 is the server's at that load, not its way out of the
+// pause (V8's idle-time GC, cold caches: a third of the event loop's stalls of a 10 s run fell in its first
+// second, bench/README.md). The same for Latch, the peer and the bare server.
+const FIXED_LOAD_SETTLE_MS = Number(env.BENCH_SETTLE_SECONDS ?? 1) * 1000;
 const WARMUP_MS = env.BENCH_WARMUP_SECONDS !== undefined ? Number(env.BENCH_WARMUP_SECONDS) * 1000 : Math.min(8000, Math.max(500, DURATION_MS * 0.8));
 const REPEATS = Number(env.BENCH_REPEATS ?? 3);
 const CONNECTIONS = Number(env.BENCH_CONNECTIONS ?? 32);
@@ -101,6 +106,8 @@ async function measure(target, run) {
   const startedAt = new Date();
   const result = await run();
   const endedAt = new Date();
+  // Wall time of the whole run (a fixed-rate run's settling second included), for the CPU shares.
+  const wallMs = endedAt.getTime() - startedAt.getTime();
   const self = process.cpuUsage(selfBefore);
   const machineAfter = machineCpuMilliseconds();
   const cpuMs = cpuMilliseconds(target.pid) - cpuBefore;
@@ -109,14 +116,14 @@ async function measure(target, run) {
   return {
     ...result,
     cpuMsPerRequest: result.requests > 0 ? cpuMs / result.requests : NaN,
-    serverCpuPercent: (cpuMs / result.elapsedMs) * 100,
+    serverCpuPercent: (cpuMs / wallMs) * 100,
     // The load client's own share of a core: what it leaves the server on a 2-core machine.
-    clientCpuPercent: (((self.user + self.system) / 1000) / result.elapsedMs) * 100,
+    clientCpuPercent: (((self.user + self.system) / 1000) / wallMs) * 100,
     // Wall-clock bounds, to line a run up with a trace of the server (lib/stall-trace.mjs).
     startedAt: startedAt.toISOString(),
     endedAt: endedAt.toISOString(),
     // Everything else that ran on the machine meanwhile (other programs, minting children): a noise gauge.
-    otherCpuPercent: Math.max(0, ((busyMs - ownMs) / result.elapsedMs) * 100),
+    otherCpuPercent: Math.max(0, ((busyMs - ownMs) / wallMs) * 100),
     rssBytes: rssBytes(target.pid),
   };
 }
@@ -211,12 +218,13 @@ async function main() {
         // The warm-up runs before the JIT has settled, so its rate can be well below a measured run's: the pool
         // is sized from the larger of the guess and the best rate seen, three times over.
         const expectedRate = Math.max(rateEstimate.get(target) ?? 0, target.rateGuess ?? 4000, ratePerSecond ?? 0);
-        const expected = Math.ceil(((expectedRate * durationMs) / 1000) * (ratePerSecond ? 1.1 : 3)) + CONNECTIONS * 4;
+        const settleMs = ratePerSecond ? FIXED_LOAD_SETTLE_MS : 0;
+        const expected = Math.ceil(((expectedRate * (durationMs + settleMs)) / 1000) * (ratePerSecond ? 1.1 : 3)) + CONNECTIONS * 4;
         const load = await target.prepare(Math.min(expected, 400_000));
         const result = await measure(target.server, () =>
           load.flow
             ? runVirtualUsers({ host: HOST, port: target.server.port, users: load.users, durationMs, setup: load.setup, flow: load.flow })
-            : runRequests({ host: HOST, port: target.server.port, connections: CONNECTIONS, durationMs, next: load.next, isOk: load.isOk, ratePerSecond }),
+            : runRequests({ host: HOST, port: target.server.port, connections: CONNECTIONS, durationMs, next: load.next, isOk: load.isOk, ratePerSecond, settleMs }),
         );
         if (!ratePerSecond) rateEstimate.set(target, Math.max(rateEstimate.get(target) ?? 0, result.rps));
         // A warm-up that runs out of codes has done its job (it sizes the pools of the measured runs); a measured
@@ -513,6 +521,7 @@ async function main() {
       loadAverageAtEnd: os.loadavg(),
       durationSeconds: DURATION_MS / 1000,
       warmupSeconds: WARMUP_MS / 1000,
+      fixedLoadSettleSeconds: FIXED_LOAD_SETTLE_MS / 1000,
       repeats: REPEATS,
       connections: CONNECTIONS,
       virtualUsers: VIRTUAL_USERS,

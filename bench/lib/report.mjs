@@ -174,7 +174,10 @@ export function renderMarkdown(report) {
   ];
   if (report.fixedLoad?.length) {
     lines.push('## Latency at a fixed offered load (50% of the peer\'s maximum)', '', markdownTable(FIXED_HEADERS, fixedRows(report)), '');
-    lines.push('Open loop: requests are sent on a fixed schedule and latency counts from the scheduled time, so queueing is not hidden.');
+    const settle = report.machine.fixedLoadSettleSeconds;
+    lines.push(
+      `Open loop: requests are sent on a fixed schedule and latency counts from the scheduled time, so queueing is not hidden.${settle ? ` Each run offers its rate for ${settle} s before the ${report.machine.durationSeconds} s it records (the server has just sat idle while the next pool was minted).` : ''}`,
+    );
     lines.push(
       'The floor is the bare `node:http` server (a fixed small JSON, no work) at the same offered rate, in the same run, alternating with',
       'Latch and the peer: the latency this machine and load client add on their own (timers, scheduling, two cores shared by the client',
