@@ -31,12 +31,12 @@ const DURATION_MS = Number(env.BENCH_DURATION_SECONDS ?? 10) * 1000;
 // Warm-up per server and scenario before the measured runs. On the 2-core VM a freshly loaded process served
 // userinfo at ~14k req/s and settled at 18-21k after about 8 s of load (JIT, heap growth, the guest's memory
 // being faulted in): a 2 s warm-up measured whichever server ran first cold. BENCH_WARMUP_SECONDS overrides.
+const WARMUP_MS = env.BENCH_WARMUP_SECONDS !== undefined ? Number(env.BENCH_WARMUP_SECONDS) * 1000 : Math.min(8000, Math.max(500, DURATION_MS * 0.8));
 // A fixed-rate run offers its rate for this long before it records: each run follows an idle pause (the next
 // pool of codes minted, the machine quiet), and the p99 is the server's at that load, not its way out of the
 // pause (V8's idle-time GC, cold caches: a third of the event loop's stalls of a 10 s run fell in its first
 // second, bench/README.md). The same for Latch, the peer and the bare server.
 const FIXED_LOAD_SETTLE_MS = Number(env.BENCH_SETTLE_SECONDS ?? 1) * 1000;
-const WARMUP_MS = env.BENCH_WARMUP_SECONDS !== undefined ? Number(env.BENCH_WARMUP_SECONDS) * 1000 : Math.min(8000, Math.max(500, DURATION_MS * 0.8));
 const REPEATS = Number(env.BENCH_REPEATS ?? 3);
 const CONNECTIONS = Number(env.BENCH_CONNECTIONS ?? 32);
 const VIRTUAL_USERS = Number(env.BENCH_VIRTUAL_USERS ?? 8);

@@ -384,7 +384,3 @@ export async function runVirtualUsers({ host, port, users, durationMs, setup, fl
     exhausted: false,
   };
 }
-
-function sleep(ms) {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
