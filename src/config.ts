@@ -107,6 +107,26 @@ export interface Config {
    * (`LATCH_SECRET_ROTATION_GRACE_SECONDS`, default 86400), so that deployments can roll the new one out.
    */
   secretRotationGraceSeconds: number;
+  /**
+   * Longest time a request may take to arrive, headers and body (`LATCH_REQUEST_TIMEOUT_SECONDS`, default 60).
+   * A client that stops sending half-way (slowloris, a body shorter than its Content-Length) is answered 408
+   * and its connection closed, instead of holding it forever. Counted until the request has arrived, not while
+   * Latch works on it.
+   */
+  requestTimeoutSeconds: number;
+  /**
+   * How long an idle keep-alive connection stays open (`LATCH_KEEP_ALIVE_TIMEOUT_SECONDS`, default 72). Keep it
+   * above the idle timeout of any load balancer in front (AWS ALB and most others: 60 s): the balancer must
+   * be the one that closes an idle connection, or it may send a request on one Latch is closing at that
+   * instant and answer its client 502.
+   */
+  keepAliveTimeoutSeconds: number;
+  /**
+   * SQLite durability (`LATCH_SQLITE_SYNCHRONOUS`, `normal` or `full`, default `normal`). In WAL mode `normal`
+   * survives a crash of the process (every acknowledged write is in the WAL); `full` also survives a power
+   * loss or an OS crash, at the cost of an fsync per commit (BENCHMARKS.md).
+   */
+  sqliteSynchronous: 'normal' | 'full';
 }
 
 export class ConfigError extends Error {
@@ -150,6 +170,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (databaseSchema !== null && sqlitePath(databaseUrl) !== null) problems.push('LATCH_DATABASE_SCHEMA applies to PostgreSQL only');
   const redisUrl = env.LATCH_REDIS_URL || null;
   if (redisUrl !== null && !/^rediss?:\/\//.test(redisUrl)) problems.push(`LATCH_REDIS_URL must start with redis:// or rediss:// (got "${redisUrl}")`);
+  const sqliteSynchronous = (env.LATCH_SQLITE_SYNCHRONOUS || 'normal').toLowerCase();
+  if (sqliteSynchronous !== 'normal' && sqliteSynchronous !== 'full') {
+    problems.push(`LATCH_SQLITE_SYNCHRONOUS must be normal or full (got "${env.LATCH_SQLITE_SYNCHRONOUS}")`);
+  }
   const logLevel = env.LATCH_LOG_LEVEL || 'info';
   if (!LOG_LEVELS.includes(logLevel)) problems.push(`LATCH_LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
 
@@ -183,6 +207,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     emailVerificationTtlSeconds: integer('LATCH_EMAIL_VERIFICATION_TTL_SECONDS', 86400, 300, 30 * 86400),
     passwordResetTtlSeconds: integer('LATCH_PASSWORD_RESET_TTL_SECONDS', 3600, 300, 86400),
     secretRotationGraceSeconds: integer('LATCH_SECRET_ROTATION_GRACE_SECONDS', 86400, 0, 30 * 86400),
+    requestTimeoutSeconds: integer('LATCH_REQUEST_TIMEOUT_SECONDS', 60, 1, 3600),
+    keepAliveTimeoutSeconds: integer('LATCH_KEEP_ALIVE_TIMEOUT_SECONDS', 72, 1, 3600),
+    sqliteSynchronous: sqliteSynchronous === 'full' ? 'full' : 'normal',
   };
   config.secret = resolveSecret(env.LATCH_SECRET, databaseUrl, problems);
 
