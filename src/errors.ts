@@ -131,8 +131,12 @@ export class ServerError extends OAuthError {
 }
 
 export class TemporarilyUnavailable extends OAuthError {
-  constructor(description: string, options?: OAuthErrorOptions) {
+  /** Sent as Retry-After (RFC 9110 §10.2.3) with the 503. */
+  readonly retryAfterSeconds: number;
+
+  constructor(description: string, options?: OAuthErrorOptions & { retryAfterSeconds?: number }) {
     super('temporarily_unavailable', 503, description, options);
+    this.retryAfterSeconds = options?.retryAfterSeconds ?? 5;
   }
 }
 

@@ -9,7 +9,8 @@ import type { Storage } from '../storage/storage.js';
 
 export async function recordClientFailure(storage: Storage, request: FastifyRequest, endpoint: string, error: OAuthError): Promise<void> {
   const client = request.latchClient;
-  if (!client) return;
+  // A database outage is not the client's failure, and its record could not be written anyway.
+  if (!client || error.code === 'temporarily_unavailable') return;
   try {
     await storage.clientEvents.insert({
       clientId: client.clientId,

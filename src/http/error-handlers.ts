@@ -8,8 +8,9 @@
  */
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../config.js';
-import { InvalidClient, InvalidRequest, InvalidToken, OAuthError, ServerError } from '../errors.js';
+import { InvalidClient, InvalidRequest, InvalidToken, OAuthError, ServerError, TemporarilyUnavailable } from '../errors.js';
 import { buildRedirectUrl } from '../oauth/redirect.js';
+import { DATABASE_RETRY_AFTER_SECONDS, isDatabaseUnavailable } from '../storage/database-unavailable.js';
 import type { Storage } from '../storage/storage.js';
 import { renderErrorPage } from '../views/render.js';
 import { recordClientFailure } from './client-failure-log.js';
@@ -24,6 +25,15 @@ export function toOAuthError(error: FastifyError | Error, request: FastifyReques
   if (fastifyError.validation) return new InvalidRequest(`Invalid parameter: ${fastifyError.message}`);
   const status = fastifyError.statusCode ?? 500;
   if (status >= 400 && status < 500) return new InvalidRequest(describeClientFault(fastifyError), { cause: error });
+  if (isDatabaseUnavailable(error)) {
+    // The operator's to fix, not a bug: a warning without a stack, and the client is told to come back.
+    const { code } = error as { code?: unknown };
+    request.log.warn({ reason: error.message, code }, 'database unavailable');
+    return new TemporarilyUnavailable('The service cannot reach its database right now; retry in a few seconds', {
+      cause: error,
+      retryAfterSeconds: DATABASE_RETRY_AFTER_SECONDS,
+    });
+  }
   request.log.error({ err: error }, 'unexpected error');
   return new ServerError({ cause: error });
 }
@@ -52,8 +62,14 @@ function describeClientFault(error: FastifyError): string {
   }
 }
 
+/** Retry-After on every 503 (RFC 9110 §10.2.3), so that clients and load balancers back off instead of hammering. */
+function setRetryAfter(reply: FastifyReply, error: OAuthError): void {
+  if (error instanceof TemporarilyUnavailable) reply.header('retry-after', String(error.retryAfterSeconds));
+}
+
 function sendJsonError(reply: FastifyReply, request: FastifyRequest, error: OAuthError): FastifyReply {
   noStore(reply);
+  setRetryAfter(reply, error);
   return reply.code(error.status).type('application/json; charset=utf-8').send({ ...error.toJSON(), request_id: request.id });
 }
 
@@ -91,7 +107,8 @@ export function authorizeErrorHandler(storage: Storage, config: Config): ErrorHa
       });
       return reply.header('referrer-policy', 'no-referrer').redirect(location, 302);
     }
-    reply.code(isCsrfFailure(thrown) ? 403 : error.status >= 500 ? 500 : 400);
+    reply.code(isCsrfFailure(thrown) ? 403 : error.status === 503 ? 503 : error.status >= 500 ? 500 : 400);
+    setRetryAfter(reply, error);
     return renderErrorPage(reply, request, error);
   };
 }
@@ -111,7 +128,8 @@ export function pageErrorHandler(): ErrorHandler {
       : !(thrown instanceof OAuthError) && frameworkStatus !== undefined && frameworkStatus >= 400 && frameworkStatus < 500
         ? frameworkStatus
         : error.status;
-    reply.code(status >= 500 ? 500 : status);
+    reply.code(status === 503 ? 503 : status >= 500 ? 500 : status);
+    setRetryAfter(reply, error);
     return renderErrorPage(reply, request, error);
   };
 }

@@ -24,7 +24,14 @@ const DEFAULT_RETRY_POLICY: RetryPolicy = { connectAttempts: 4, connectBackoffMs
 /** Socket-level failures and the SQLSTATEs of a server that is going away or not yet accepting (class 08, 57P0x, 53300). */
 const CONNECTION_ERROR_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
 const CONNECTION_SQLSTATES = new Set(['57P01', '57P02', '57P03', '53300']);
-const CONNECTION_MESSAGES = [/connection terminated/i, /connection ended/i, /client has encountered a connection error/i];
+const CONNECTION_MESSAGES = [
+  /connection terminated/i,
+  /connection ended/i,
+  /client has encountered a connection error/i,
+  // pg-pool's connectionTimeoutMillis, and a client whose connection already failed.
+  /timeout exceeded when trying to connect/i,
+  /not queryable/i,
+];
 
 export function isConnectionError(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
@@ -76,7 +83,8 @@ export function createRetryingPool(pool: RawPool, policy: RetryPolicy = DEFAULT_
               inTransaction = false;
               return { command: 'SELECT', rowCount: 0, rows: [] } as unknown as PostgresQueryResult<unknown>;
             }
-            throw new Error('The PostgreSQL connection was lost in the middle of a transaction');
+            // 08006 connection_failure, so that callers classify it with the other connection errors.
+            throw Object.assign(new Error('The PostgreSQL connection was lost in the middle of a transaction'), { code: '08006' });
           }
           try {
             return await client.query(sqlText, parameters);

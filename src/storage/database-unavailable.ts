@@ -1,0 +1,24 @@
+/**
+ * Which storage errors mean "the database cannot take this request now" rather than a bug: PostgreSQL gone
+ * (restart, failover, a broken connection, a statement timeout) or SQLite locked, full or failing to read its
+ * file. The error handlers answer these 503 with Retry-After (RFC 9110 §10.2.3) and log them as a warning
+ * without a stack trace: the fault is the operator's to fix, and the request may simply be tried again.
+ */
+import { isConnectionError } from './postgres-pool.js';
+import { isSqliteBusy } from './sqlite-connection.js';
+
+/** PostgreSQL's query_canceled (statement_timeout) and SQLite's result codes of a full or failing disk. */
+const UNAVAILABLE_CODES = new Set(['57014', 'SQLITE_FULL', 'SQLITE_IOERR', 'SQLITE_CANTOPEN', 'SQLITE_READONLY', 'SQLITE_PROTOCOL']);
+/** node:sqlite's primary result codes for the same: SQLITE_IOERR 10, SQLITE_FULL 13, SQLITE_CANTOPEN 14, SQLITE_PROTOCOL 15, SQLITE_READONLY 8. */
+const UNAVAILABLE_SQLITE_ERRCODES = new Set([8, 10, 13, 14, 15]);
+
+/** How long a client should wait before trying again while the database is away (seconds). */
+export const DATABASE_RETRY_AFTER_SECONDS = 5;
+
+export function isDatabaseUnavailable(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  if (isConnectionError(error) || isSqliteBusy(error)) return true;
+  const { code, errcode } = error as { code?: unknown; errcode?: unknown };
+  if (typeof code === 'string' && [...UNAVAILABLE_CODES].some((known) => code === known || code.startsWith(`${known}_`))) return true;
+  return typeof errcode === 'number' && UNAVAILABLE_SQLITE_ERRCODES.has(errcode & 0xff);
+}
