@@ -6,6 +6,7 @@
  * `pages` (sign-in and the other pages: HTML errors). Dependencies are passed as arguments, not decorators.
  */
 import { randomUUID } from 'node:crypto';
+import type { ServerOptions } from 'node:http';
 import pino from 'pino';
 import fastifyCookie from '@fastify/cookie';
 import fastifyCsrfProtection from '@fastify/csrf-protection';
@@ -101,6 +102,25 @@ class OneLinePerRequest extends LogController {
   }
 }
 
+/**
+ * Every request is bounded in time (`LATCH_REQUEST_TIMEOUT_SECONDS`, `LATCH_KEEP_ALIVE_TIMEOUT_SECONDS`):
+ * - requestTimeout and headersTimeout: the whole request (headers and body) must arrive within it, or Node
+ *   answers 408 and closes the connection (a body shorter than its Content-Length, a chunked body that never
+ *   ends, slowloris). Fastify turns Node's 300 s default off; we set it back.
+ * - keepAliveTimeout: an idle keep-alive connection is closed after it. Above a load balancer's own idle
+ *   timeout (60 s on most), so that the balancer, not Latch, closes idle connections (README "Timeouts").
+ * - connectionsCheckingInterval: how often Node looks for requests past their timeout (default 30 s, which
+ *   would let a stalled request live up to 30 s longer than configured).
+ */
+function requestTimeouts(config: Config): { requestTimeout: number; keepAliveTimeout: number; http: ServerOptions } {
+  const requestMs = config.requestTimeoutSeconds * 1000;
+  return {
+    requestTimeout: requestMs,
+    keepAliveTimeout: config.keepAliveTimeoutSeconds * 1000,
+    http: { headersTimeout: requestMs, connectionsCheckingInterval: Math.min(1000, requestMs / 2) },
+  };
+}
+
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { config, storage } = deps;
   const app = Fastify({
@@ -111,6 +131,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     bodyLimit: BODY_LIMIT_BYTES,
     routerOptions: { maxParamLength: 200 },
     clientErrorHandler: answerClientError,
+    ...requestTimeouts(config),
   });
   const attemptCounter = deps.attemptCounter ?? createMemoryAttemptCounter();
   const signInThrottle = new SignInThrottle(attemptCounter, {
