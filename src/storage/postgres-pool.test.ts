@@ -96,3 +96,23 @@ test('a select inside a transaction is not run again: the transaction is gone wi
   client.release();
   assert.deepEqual(log, ['connect 1', '1: begin', '1: select * from users', 'release 1 (destroyed)']);
 });
+
+test('once every attempt has failed, connects fail at once for a while, then probe again', async () => {
+  const { pool, log } = fakePool({ connectFailures: [connectionError(), connectionError(), connectionError()] });
+  const retrying = createRetryingPool(pool, { ...policy, unreachableHoldMs: 200 });
+  await assert.rejects(retrying.connect(), /ECONNREFUSED/);
+  assert.equal(log.length, 3);
+  // Within the hold: the same error at once, without touching the database.
+  await assert.rejects(retrying.connect(), /ECONNREFUSED/);
+  assert.equal(log.length, 3);
+  await new Promise((resolve) => setTimeout(resolve, 250));
+  const client = await retrying.connect();
+  client.release();
+  assert.deepEqual(log.slice(3), ['connect 1', 'release 1']);
+});
+
+test('a connect that timed out is not tried again (it already waited its whole timeout)', async () => {
+  const { pool, log } = fakePool({ connectFailures: [new Error('timeout exceeded when trying to connect')] });
+  await assert.rejects(createRetryingPool(pool, policy).connect(), /timeout exceeded/);
+  assert.deepEqual(log, ['connect failed']);
+});

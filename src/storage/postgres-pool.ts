@@ -17,9 +17,18 @@ export interface RetryPolicy {
   connectAttempts: number;
   /** Delay before the first retry; doubles each time (default 100 ms). */
   connectBackoffMs: number;
+  /**
+   * Once every attempt has failed, how long further connects fail at once with the same error instead of
+   * trying again (default 1000 ms): while the database is away, requests are answered 503 without each waiting
+   * out its own retries, and one request a second probes whether it is back.
+   */
+  unreachableHoldMs: number;
 }
 
-const DEFAULT_RETRY_POLICY: RetryPolicy = { connectAttempts: 4, connectBackoffMs: 100 };
+const DEFAULT_RETRY_POLICY: RetryPolicy = { connectAttempts: 4, connectBackoffMs: 100, unreachableHoldMs: 1000 };
+
+/** A connect that timed out already waited its whole timeout: trying again would only multiply the wait. */
+const isConnectTimeout = (error: unknown) => /timeout exceeded when trying to connect/i.test((error as Error)?.message ?? '');
 
 /** Socket-level failures and the SQLSTATEs of a server that is going away or not yet accepting (class 08, 57P0x, 53300). */
 const CONNECTION_ERROR_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
@@ -57,14 +66,24 @@ export interface RawPool {
   end(): Promise<void>;
 }
 
-export function createRetryingPool(pool: RawPool, policy: RetryPolicy = DEFAULT_RETRY_POLICY): PostgresPool {
+export function createRetryingPool(pool: RawPool, policy: Partial<RetryPolicy> = {}): PostgresPool {
+  const { connectAttempts, connectBackoffMs, unreachableHoldMs } = { ...DEFAULT_RETRY_POLICY, ...policy };
+  let unreachable: { until: number; error: unknown } | undefined;
+
   async function connectWithRetry(): Promise<RawPoolClient> {
+    if (unreachable && Date.now() < unreachable.until) throw unreachable.error;
     for (let attempt = 1; ; attempt++) {
       try {
-        return await pool.connect();
+        const client = await pool.connect();
+        unreachable = undefined;
+        return client;
       } catch (error) {
-        if (attempt >= policy.connectAttempts || !isConnectionError(error)) throw error;
-        await sleep(policy.connectBackoffMs * 2 ** (attempt - 1));
+        if (!isConnectionError(error)) throw error;
+        if (attempt >= connectAttempts || isConnectTimeout(error)) {
+          unreachable = { until: Date.now() + unreachableHoldMs, error };
+          throw error;
+        }
+        await sleep(connectBackoffMs * 2 ** (attempt - 1));
       }
     }
   }
@@ -117,16 +136,37 @@ export interface PostgresPoolOptions {
   poolSize: number;
   statementTimeoutMs: number;
   schema: string | null;
+  /** Told about connection errors outside any query: idle pooled connections and checked-out ones between queries. */
   onIdleClientError?: (error: Error) => void;
 }
+
+/** How long opening a connection may take before it counts as failed (a database that does not answer at all). */
+const CONNECT_TIMEOUT_MS = 3000;
 
 export function createPostgresPool(connectionString: string, options: PostgresPoolOptions): { pool: PostgresPool; raw: pg.Pool } {
   // Server-side settings sent at connection start, so that every pooled connection has them from its first query.
   const settings = [`-c statement_timeout=${options.statementTimeoutMs}`];
   if (options.schema) settings.push(`-c search_path=${options.schema}`);
-  const raw = new pg.Pool({ connectionString, max: options.poolSize, options: settings.join(' '), connectionTimeoutMillis: 10_000 });
-  // An idle pooled connection that the server closes (restart, failover, idle timeout) emits 'error' on the
-  // pool; without a listener that would end the process. pg drops the connection from the pool by itself.
-  raw.on('error', (error) => options.onIdleClientError?.(error));
+  const raw = new pg.Pool({
+    connectionString,
+    max: options.poolSize,
+    options: settings.join(' '),
+    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+    application_name: 'latch',
+  });
+  // An idle client's error reaches both its own listener and the pool's: report it once.
+  const reported = new WeakSet<Error>();
+  const onError = (error: Error) => {
+    if (reported.has(error)) return;
+    reported.add(error);
+    options.onIdleClientError?.(error);
+  };
+  // A connection that the server closes (restart, failover, pg_terminate_backend) emits 'error' on its client,
+  // whether a query is running on it or not; an 'error' event without a listener ends the process. pg-pool
+  // listens only while a client is idle (and re-emits on the pool), so every client gets a listener of its own
+  // for the time it is checked out. The query that was running fails on its own; a broken client is destroyed
+  // when released (pg-pool checks that it is still queryable).
+  raw.on('error', onError);
+  raw.on('connect', (client) => client.on('error', onError));
   return { pool: createRetryingPool(raw as unknown as RawPool), raw };
 }

@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { sql } from 'kysely';
+import { isDatabaseUnavailable } from '../../src/storage/database-unavailable.js';
 import { openStorage } from '../../src/storage/open-storage.js';
 import { createTestSchema, POSTGRES_TEST_URL, postgresUnavailableReason, runAdminSql, type TestSchema } from '../helpers/postgres.js';
 import { defineRepositorySuite } from './repositories.suite.js';
@@ -125,6 +126,33 @@ if (unavailable) {
         await assert.rejects(terminateWhileRunning(write, marker), (error: { code?: string }) => error.code === '57P01');
         // The pool recovers: the next statement gets a working connection.
         assert.equal(await storage.ping(), true);
+      } finally {
+        await storage.close();
+      }
+    });
+
+    test('a checked-out connection terminated between two statements fails its transaction, and nothing else', async () => {
+      // Before every client had an error listener of its own, this ended the process: pg emits 'error' on a
+      // client whose connection breaks while no query runs, and pg-pool listens only to idle clients.
+      const reported: Error[] = [];
+      const storage = await openStorage(POSTGRES_TEST_URL, {
+        postgresSchema: schema.name,
+        poolSize: 2,
+        migrate: false,
+        onIdleConnectionError: (error) => reported.push(error),
+      });
+      try {
+        const outcome = storage.db.transaction().execute(async (trx) => {
+          const { rows } = await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(trx);
+          await runAdminSql('select pg_terminate_backend($1)', [rows[0]!.pid]);
+          // Let the server's termination notice and the socket's end arrive while no statement is running.
+          await new Promise((resolve) => setTimeout(resolve, 300));
+          await sql`select 1`.execute(trx);
+        });
+        await assert.rejects(outcome, (error: Error) => isDatabaseUnavailable(error));
+        // The server's notice (57P01), then the socket's end.
+        assert.ok(reported.length >= 1, 'the broken connection is reported to the log');
+        assert.equal(await storage.ping(), true, 'the pool serves again on a fresh connection');
       } finally {
         await storage.close();
       }
