@@ -8,7 +8,7 @@ import { Kysely, Migrator, PostgresAdapter, PostgresDialect, SqliteDialect, sql,
 import pg from 'pg';
 import { sqlitePath, type Config } from '../config.js';
 import type { Database } from './database.js';
-import { openSqlite } from './sqlite-connection.js';
+import { openSqlite, type SqliteSynchronous } from './sqlite-connection.js';
 import { SqliteFastPath, sqliteFastPathOf } from './sqlite-fast-path.js';
 import { SAFETY_NET_AUTOCHECKPOINT_PAGES, SqliteCheckpointer } from './sqlite-checkpointer.js';
 import { migrationProvider, migrations } from './migrations/index.js';
@@ -39,14 +39,17 @@ export interface OpenStorageOptions {
   onIdleConnectionError?: (error: Error) => void;
   /** SQLite: checkpoint the WAL from a worker thread instead of inside commits (serving processes; sqlite-checkpointer.ts). */
   backgroundCheckpoints?: boolean;
+  /** SQLite durability, `LATCH_SQLITE_SYNCHRONOUS` (default `normal`; sqlite-connection.ts). */
+  sqliteSynchronous?: SqliteSynchronous;
 }
 
-/** The storage options a configuration asks for (pool size, statement timeout, schema). */
+/** The storage options a configuration asks for (pool size, statement timeout, schema, SQLite durability). */
 export function storageOptionsFromConfig(config: Config): OpenStorageOptions {
   return {
     poolSize: config.databasePoolSize,
     statementTimeoutMs: config.databaseStatementTimeoutMs,
     postgresSchema: config.databaseSchema,
+    sqliteSynchronous: config.sqliteSynchronous,
   };
 }
 
@@ -65,7 +68,7 @@ export function createDatabase(databaseUrl: string, options: OpenStorageOptions 
       return { db, dialect: 'sqlite', close: () => db.destroy() };
     }
     mkdirSync(dirname(path), { recursive: true });
-    const sqlite = openSqlite(path);
+    const sqlite = openSqlite(path, undefined, { synchronous: options.sqliteSynchronous ?? 'normal' });
     const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
     const fastPath = SqliteFastPath.attach(db, path, sqlite);
     let checkpointer: SqliteCheckpointer | undefined;

@@ -8,6 +8,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
+import { sql } from 'kysely';
+import { loadConfig } from '../config.js';
+import { createDatabase, storageOptionsFromConfig } from './open-storage.js';
 import { openSqlite, type SqliteConnection } from './sqlite-connection.js';
 
 let dir: string;
@@ -30,6 +33,31 @@ test('a writer connection runs in WAL mode, synchronous=NORMAL, with foreign key
     assert.equal(pragma(connection, 'busy_timeout', 'timeout'), 5000);
   } finally {
     connection.close();
+  }
+});
+
+test('synchronous follows the option: full runs FULL (2), normal runs NORMAL (1)', () => {
+  for (const [synchronous, expected] of [['full', 2], ['normal', 1]] as const) {
+    const connection = openSqlite(join(dir, `synchronous-${synchronous}.db`), undefined, { synchronous });
+    try {
+      assert.equal(pragma(connection, 'synchronous'), expected, synchronous);
+    } finally {
+      connection.close();
+    }
+  }
+});
+
+test('LATCH_SQLITE_SYNCHRONOUS reaches the connection a server opens (config → storage options → pragma)', async () => {
+  for (const [value, expected] of [['full', 2], ['normal', 1], ['', 1]] as const) {
+    const databaseUrl = `sqlite:${join(dir, `config-${value || 'default'}.db`)}`;
+    const config = loadConfig({ LATCH_DATABASE_URL: databaseUrl, LATCH_SECRET: 'a'.repeat(32), LATCH_SQLITE_SYNCHRONOUS: value });
+    const { db, close } = createDatabase(databaseUrl, storageOptionsFromConfig(config));
+    try {
+      const { rows } = await sql<{ synchronous: number }>`pragma synchronous`.execute(db);
+      assert.equal(rows[0]?.synchronous, expected, value || 'default');
+    } finally {
+      await close();
+    }
   }
 });
 

@@ -34,12 +34,18 @@ export function isSqliteBusy(error: unknown): boolean {
   return code === 'SQLITE_BUSY' || (typeof errcode === 'number' && (errcode & 0xff) === 5);
 }
 
+/**
+ * `LATCH_SQLITE_SYNCHRONOUS`. In WAL mode `normal` syncs the WAL only at checkpoints: every acknowledged write
+ * survives a crash of the process (it is in the WAL, in the OS's cache), a power loss or OS crash can lose
+ * the last transactions but never corrupts. `full` syncs the WAL at every commit, so those survive too.
+ */
+export type SqliteSynchronous = 'normal' | 'full';
+
 /** Pragmas Latch runs with, as shipped (and as measured by the benchmark). */
-const PRAGMAS = [
+const writerPragmas = (synchronous: SqliteSynchronous): string[] => [
   // WAL lets readers run beside the one writer.
   'journal_mode = WAL',
-  // In WAL mode NORMAL is durable across process crashes; a power loss can lose the last transactions, never corrupt.
-  'synchronous = NORMAL',
+  `synchronous = ${synchronous === 'full' ? 'FULL' : 'NORMAL'}`,
   'foreign_keys = ON',
   // Savepoint journals (one per write unit of a group commit, sqlite-fast-path.ts) in memory, not in a temp
   // file: a code exchange at saturation costs 95 µs of CPU instead of 127 (bench/compare.mjs). They only undo a
@@ -62,10 +68,17 @@ const READER_PRAGMAS = [`busy_timeout = ${BUSY_TIMEOUT_MS}`, 'query_only = ON'];
 export interface OpenSqliteOptions {
   /** A connection that only reads (the journal mode is the writer's to set, and stays with the file). */
   readOnly?: boolean;
+  /** A writer's durability (default `normal`). */
+  synchronous?: SqliteSynchronous;
+  /**
+   * A tool's own connection (`latch db backup`/`restore`): exactly these pragmas, none of a server's, so that
+   * opening a file to copy or check it changes nothing about it (its journal mode above all).
+   */
+  pragmas?: readonly string[];
 }
 
 export function openSqlite(path: string, driver: SqliteDriverName = preferredSqliteDriver(), options: OpenSqliteOptions = {}): SqliteConnection {
-  const pragmas = options.readOnly ? READER_PRAGMAS : PRAGMAS;
+  const pragmas = options.pragmas ?? (options.readOnly ? READER_PRAGMAS : writerPragmas(options.synchronous ?? 'normal'));
   return driver === 'node:sqlite' ? openWithNodeSqlite(path, pragmas) : openWithBetterSqlite3(path, pragmas);
 }
 
