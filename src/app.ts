@@ -51,6 +51,8 @@ export interface AppDeps {
   /** The id_token signing keys, loaded once per process; opened here (and closed with the app) when not given. */
   signingKeys?: SigningKeyCache;
   logger?: FastifyServerOptions['logger'];
+  /** Whether the shared counters' store (Redis) answers; reported by /readyz. Absent when none is configured. */
+  sharedCounterStatus?: () => 'ok' | 'degraded';
 }
 
 /** Form bodies are small: the largest legitimate one is a consent form carrying an authorization request. */
@@ -190,7 +192,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
 
   await app.register(async function health(scope) {
-    registerHealthRoutes(scope, { storage });
+    registerHealthRoutes(scope, { storage, ...(deps.sharedCounterStatus && { redisStatus: deps.sharedCounterStatus }) });
   });
 
   await app.register(async function oauthApi(api) {

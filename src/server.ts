@@ -4,8 +4,7 @@
  */
 import type { FastifyInstance, FastifyServerOptions } from 'fastify';
 import type { Redis } from 'ioredis';
-import { connectRedis, createRedisAttemptCounter } from './accounts/redis-attempt-counter.js';
-import type { AttemptCounter } from './accounts/sign-in-throttle.js';
+import { connectRedis, createRedisAttemptCounter, waitForRedis, type SharedAttemptCounter } from './accounts/redis-attempt-counter.js';
 import { buildApp } from './app.js';
 import type { Config } from './config.js';
 import { SigningKeyCache } from './crypto/signing-key-cache.js';
@@ -14,6 +13,8 @@ import { OUTBOX_RETENTION_SECONDS } from './mail/mailer.js';
 import type { Storage } from './storage/storage.js';
 
 const CLEANUP_INTERVAL_MS = 10 * 60 * 1000;
+/** How long a starting process waits for Redis before it starts degraded (counters in memory). */
+const REDIS_START_WAIT_MS = 2000;
 /** Used and expired codes are kept a day past expiry, so that a late replay is still recognised as reuse. */
 const CODE_RETENTION_SECONDS = 86400;
 const CLIENT_EVENT_RETENTION_SECONDS = 30 * 86400;
@@ -59,25 +60,36 @@ export async function startServer(config: Config, options: StartServerOptions = 
   });
   // Sign-in throttling counters: shared through Redis when configured, else per process (in memory).
   let redis: Redis | undefined;
-  let attemptCounter: AttemptCounter | undefined;
+  let attemptCounter: SharedAttemptCounter | undefined;
+  let redisUnreachableAtStart = false;
   let signingKeys: SigningKeyCache | undefined;
   try {
     if (config.redisUrl) {
-      redis = await connectRedis(config.redisUrl);
+      redis = connectRedis(config.redisUrl);
       let lastWarning = 0;
       attemptCounter = createRedisAttemptCounter(redis, {
         keyPrefix: config.redisKeyPrefix,
         onError: (err) => {
-          // At most one warning a minute while Redis is away.
+          // At most one warning a minute while Redis is away; no stack: the outage is the operator's to fix.
           if (Date.now() - lastWarning < 60_000) return;
           lastWarning = Date.now();
-          app?.log.warn({ err }, 'Redis failed; sign-in throttling falls back to this process until it is back');
+          app?.log.warn({ reason: (err as Error)?.message }, 'Redis failed; sign-in throttling counts in this process until it is back');
+        },
+        onReconnect: (moved) => {
+          lastWarning = 0;
+          app?.log.info(`Redis is reachable; throttling counts in Redis again (${moved} open windows moved back from this process)`);
         },
       });
+      // Redis may be away at start: Latch starts anyway, degraded (README "When a store is away").
+      redisUnreachableAtStart = !(await waitForRedis(redis, REDIS_START_WAIT_MS));
+      if (redisUnreachableAtStart) lastWarning = Date.now();
     }
     signingKeys = await SigningKeyCache.open(storage, config.secret, { refreshSeconds: config.signingKeyRefreshSeconds });
-    app = await buildApp({ config, storage, attemptCounter, signingKeys, logger: options.logger });
+    app = await buildApp({ config, storage, attemptCounter, signingKeys, logger: options.logger, ...(attemptCounter && { sharedCounterStatus: attemptCounter.status }) });
     signingKeys.setLogger(app.log);
+    if (redisUnreachableAtStart) {
+      app.log.warn('Redis is unreachable at start; sign-in throttling counts in this process until it is reachable (readyz: redis degraded)');
+    }
     if (!signingKeys.isLoaded) app.log.warn('signing keys are not available yet (database unreachable or not migrated); retrying on first use');
   } catch (error) {
     signingKeys?.close();

@@ -14,7 +14,20 @@ export interface AttemptCounter {
   reset(key: string): Promise<void>;
 }
 
-export function createMemoryAttemptCounter(maxKeys = 100_000): AttemptCounter {
+/** A window still open in memory, as handed over to a shared store that has come back (redis-attempt-counter.ts). */
+export interface OpenWindow {
+  key: string;
+  count: number;
+  /** Epoch milliseconds at which the window ends. */
+  resetAt: number;
+}
+
+export interface MemoryAttemptCounter extends AttemptCounter {
+  /** Removes and returns every window still open at `now`. */
+  drain(now: Date): OpenWindow[];
+}
+
+export function createMemoryAttemptCounter(maxKeys = 100_000): MemoryAttemptCounter {
   const windows = new Map<string, { count: number; resetAt: number }>();
   const live = (key: string, now: Date) => {
     const entry = windows.get(key);
@@ -41,6 +54,12 @@ export function createMemoryAttemptCounter(maxKeys = 100_000): AttemptCounter {
     },
     async reset(key) {
       windows.delete(key);
+    },
+    drain(now) {
+      const open: OpenWindow[] = [];
+      for (const [key, { count, resetAt }] of windows) if (resetAt > now.getTime()) open.push({ key, count, resetAt });
+      windows.clear();
+      return open;
     },
   };
 }
