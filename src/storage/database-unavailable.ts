@@ -22,3 +22,35 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   if (typeof code === 'string' && [...UNAVAILABLE_CODES].some((known) => code === known || code.startsWith(`${known}_`))) return true;
   return typeof errcode === 'number' && UNAVAILABLE_SQLITE_ERRCODES.has(errcode & 0xff);
 }
+
+/**
+ * Runs `attempt` until it succeeds or fails with something other than the database being away, waiting
+ * 0.5 s, 1 s, 2 s … up to 30 s between tries, and telling `onWait` each time. For the steps a process takes
+ * before it serves (migrations): an outage at start delays the start instead of ending the process, which a
+ * supervisor that gives up after N crashes would turn into a permanent outage. `signal` stops the waiting.
+ */
+export async function retryWhileDatabaseUnavailable<T>(
+  attempt: () => Promise<T>,
+  onWait: (error: Error, delayMs: number) => void,
+  signal?: AbortSignal,
+): Promise<T> {
+  for (let failures = 0; ; failures++) {
+    try {
+      return await attempt();
+    } catch (error) {
+      if (!isDatabaseUnavailable(error) || signal?.aborted) throw error;
+      const delayMs = Math.min(30_000, 500 * 2 ** Math.min(failures, 6));
+      onWait(error as Error, delayMs);
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(done, delayMs);
+        function done() {
+          clearTimeout(timer);
+          signal?.removeEventListener('abort', done);
+          resolve();
+        }
+        signal?.addEventListener('abort', done, { once: true });
+      });
+      if (signal?.aborted) throw error;
+    }
+  }
+}
