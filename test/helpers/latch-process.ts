@@ -85,7 +85,11 @@ export async function startLatchProcess(options: { env: Record<string, string>; 
     child.once('exit', (code, signal) => resolveExit({ code, signal }));
   });
   const baseUrl = await new Promise<string>((resolveUrl, reject) => {
-    const timer = setTimeout(() => reject(new Error(`Latch did not start within ${options.timeoutMs ?? 30_000} ms:\n${output}`)), options.timeoutMs ?? 30_000);
+    const timer = setTimeout(() => {
+      // Not left running: its open pipes would keep the test process alive after the failure.
+      child.kill('SIGKILL');
+      reject(new Error(`Latch did not start within ${options.timeoutMs ?? 30_000} ms:\n${output}`));
+    }, options.timeoutMs ?? 30_000);
     const onData = (chunk: Buffer) => {
       output += chunk.toString();
       const match = /listening on (http:\/\/[^\s)"]+)/.exec(output);

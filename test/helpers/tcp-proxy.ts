@@ -1,0 +1,152 @@
+/**
+ * A TCP proxy of the test's own, between Latch and a store it depends on (PostgreSQL, Redis), so that a fault
+ * test can take that store "away" without touching the machine's service:
+ *
+ * - `pause('refuse')`: the listener closes (new connections get ECONNREFUSED) and every open connection is
+ *   reset, as when the server is down;
+ * - `pause('reset')`: connections are still accepted but reset at once, and open ones reset, as when a
+ *   firewall or a failing load balancer drops them;
+ * - `resume()`: connections are forwarded again (on the same port).
+ *
+ * `upstreamLocalPorts()` lists the local ports of the proxy's own connections to the target: on PostgreSQL
+ * these are the `client_port`s of Latch's backends in `pg_stat_activity`, so that a test can terminate
+ * exactly those backends and no one else's.
+ */
+import { connect, createServer, type Server, type Socket } from 'node:net';
+
+export type PauseMode = 'refuse' | 'reset';
+
+export interface TcpProxy {
+  readonly port: number;
+  /** host:port to give to Latch instead of the target. */
+  readonly address: string;
+  readonly state: 'up' | PauseMode;
+  /** Connections accepted since the start (forwarded or reset). */
+  readonly accepted: number;
+  pause(mode?: PauseMode): Promise<void>;
+  resume(): Promise<void>;
+  /** Local ports of the open proxy→target connections. */
+  upstreamLocalPorts(): number[];
+  close(): Promise<void>;
+}
+
+function reset(socket: Socket): void {
+  // resetAndDestroy sends an RST (Node ≥ 18.3); destroy() alone would close politely with a FIN.
+  if (typeof (socket as Socket & { resetAndDestroy?: () => void }).resetAndDestroy === 'function' && !socket.destroyed) {
+    try {
+      (socket as Socket & { resetAndDestroy: () => void }).resetAndDestroy();
+      return;
+    } catch {
+      // not connected yet: fall through
+    }
+  }
+  socket.destroy();
+}
+
+export async function startTcpProxy(target: { host: string; port: number }): Promise<TcpProxy> {
+  let state: 'up' | PauseMode = 'up';
+  let accepted = 0;
+  const pairs = new Set<{ client: Socket; upstream: Socket }>();
+  let port = 0;
+
+  const onConnection = (client: Socket) => {
+    accepted += 1;
+    client.on('error', () => {});
+    if (state !== 'up') {
+      reset(client);
+      return;
+    }
+    const upstream = connect(target.port, target.host);
+    const pair = { client, upstream };
+    pairs.add(pair);
+    upstream.on('error', () => reset(client));
+    client.on('error', () => reset(upstream));
+    upstream.on('close', () => {
+      pairs.delete(pair);
+      client.destroy();
+    });
+    client.on('close', () => {
+      pairs.delete(pair);
+      upstream.destroy();
+    });
+    client.pipe(upstream);
+    upstream.pipe(client);
+  };
+
+  let server: Server = createServer(onConnection);
+  const listen = (s: Server, p: number) =>
+    new Promise<number>((resolve, reject) => {
+      s.once('error', reject);
+      s.listen(p, '127.0.0.1', () => {
+        s.off('error', reject);
+        resolve((s.address() as { port: number }).port);
+      });
+    });
+  port = await listen(server, 0);
+  let listening = true;
+
+  const closeListener = () =>
+    new Promise<void>((resolve) => {
+      if (!listening) return resolve();
+      listening = false;
+      server.close(() => resolve());
+    });
+
+  const resetAll = () => {
+    for (const { client, upstream } of [...pairs]) {
+      reset(client);
+      reset(upstream);
+    }
+    pairs.clear();
+  };
+
+  return {
+    get port() {
+      return port;
+    },
+    get address() {
+      return `127.0.0.1:${port}`;
+    },
+    get state() {
+      return state;
+    },
+    get accepted() {
+      return accepted;
+    },
+    async pause(mode: PauseMode = 'refuse') {
+      state = mode;
+      resetAll();
+      if (mode === 'refuse') await closeListener();
+      else if (!listening) {
+        server = createServer(onConnection);
+        await listen(server, port);
+        listening = true;
+      }
+    },
+    async resume() {
+      state = 'up';
+      if (!listening) {
+        server = createServer(onConnection);
+        // The port was ours a moment ago; retry briefly in case the kernel has not let it go yet.
+        for (let attempt = 0; ; attempt++) {
+          try {
+            await listen(server, port);
+            break;
+          } catch (error) {
+            if (attempt >= 20) throw error;
+            await new Promise((r) => setTimeout(r, 50));
+          }
+        }
+        listening = true;
+      }
+    },
+    upstreamLocalPorts() {
+      return [...pairs].map(({ upstream }) => upstream.localPort).filter((p): p is number => typeof p === 'number');
+    },
+    async close() {
+      state = 'refuse';
+      resetAll();
+      await closeListener();
+    },
+  };
+}
