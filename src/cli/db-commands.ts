@@ -1,11 +1,26 @@
-/** `latch db …`: moving a Latch database (DESIGN "Scale"; src/storage/database-copy.ts does the work). */
+/**
+ * `latch db …`: moving a Latch database (DESIGN "Scale"; src/storage/database-copy.ts does the work), and
+ * backing up and restoring the embedded one (DESIGN "reliability"; src/storage/database-backup.ts and
+ * database-restore.ts).
+ */
 import { parseArgs } from 'node:util';
+import { sqlitePath } from '../config.js';
 import { copyDatabase } from '../storage/database-copy.js';
+import { backupDatabase } from '../storage/database-backup.js';
+import { restoreDatabase } from '../storage/database-restore.js';
+import type { TableRows } from '../storage/sqlite-file.js';
 import { UsageError } from './output.js';
 
 export const DB_USAGE = `latch db copy --from URL --to URL [--from-schema S] [--to-schema S] [--force]
                                   Copy every row to another database (e.g. sqlite:data/latch.db to postgres://…),
-                                  verify the counts; refuses a non-empty target unless --force`;
+                                  verify the counts; refuses a non-empty target unless --force
+latch db backup FILE [--force]    Snapshot the embedded database of LATCH_DATABASE_URL into FILE, while Latch
+                                  serves; refuses an existing FILE unless --force
+latch db restore FILE             Replace the embedded database of LATCH_DATABASE_URL with the backup FILE;
+                                  refuses while a Latch process uses it (stop latch serve first)`;
+
+const SECRET_REMINDER =
+  'A restore needs the same LATCH_SECRET as the database it was taken from (on the embedded default it is the file data/secret, beside latch.db): signing keys are encrypted under it, and Latch refuses to start without it.\n';
 
 function checkDatabaseUrl(flag: string, url: string | undefined): string {
   if (!url) throw new UsageError(`latch db copy needs ${flag} URL (sqlite:PATH or postgres://…)`);
@@ -13,11 +28,74 @@ function checkDatabaseUrl(flag: string, url: string | undefined): string {
   return url;
 }
 
-export async function runDbCommand(args: string[]): Promise<void> {
-  const [subcommand, ...rest] = args;
-  if (subcommand !== 'copy') throw new UsageError(`Unknown command: latch db ${subcommand ?? ''}\n\n${DB_USAGE}`);
+/**
+ * The file of the embedded database of LATCH_DATABASE_URL (default as in config.ts). Read here rather than
+ * through loadConfig, which creates a new data/secret beside a database that has none: beside a restored
+ * database that would be the wrong secret, which the restored signing keys cannot be decrypted with.
+ */
+function embeddedDatabasePath(command: 'backup' | 'restore'): string {
+  const url = process.env.LATCH_DATABASE_URL || 'sqlite:data/latch.db';
+  const path = sqlitePath(url);
+  if (path === null) {
+    if (!/^postgres(ql)?:\/\//.test(url)) throw new UsageError(`LATCH_DATABASE_URL must start with sqlite: or postgres:// (got "${url}")`);
+    const tool = command === 'backup' ? 'pg_dump --format=custom' : 'pg_restore --clean';
+    throw new UsageError(`latch db ${command} works on the embedded SQLite database; for PostgreSQL use ${tool} (README "Backup and restore")`);
+  }
+  if (path === ':memory:' || path === '') throw new UsageError(`latch db ${command} needs a database file; LATCH_DATABASE_URL is "${url}"`);
+  return path;
+}
+
+function fileArgument(command: 'backup' | 'restore', positionals: string[]): string {
+  const [file, ...extra] = positionals;
+  if (!file || extra.length > 0) throw new UsageError(`latch db ${command} needs one FILE\n\n${DB_USAGE}`);
+  return file;
+}
+
+function printTables(tables: TableRows[]): void {
+  for (const { table, rows } of tables) process.stdout.write(`${table.padEnd(26)} ${rows}\n`);
+}
+
+function duration(milliseconds: number): string {
+  return milliseconds < 1000 ? `${milliseconds.toFixed(0)} ms` : `${(milliseconds / 1000).toFixed(2)} s`;
+}
+
+function megabytes(bytes: number): string {
+  return `${(bytes / 1_048_576).toFixed(bytes < 10_485_760 ? 2 : 1)} MB`;
+}
+
+function runBackup(args: string[]): void {
+  const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { force: { type: 'boolean', default: false } } });
+  const file = fileArgument('backup', positionals);
+  const report = backupDatabase(embeddedDatabasePath('backup'), file, { force: values.force });
+  printTables(report.tables);
+  process.stdout.write(
+    `Wrote ${report.file}: ${megabytes(report.bytes)}, ${report.totalRows} rows in ${report.tables.length} tables, integrity check ok.\n` +
+      `Snapshot as of ${report.snapshotAt.toISOString()}, taken in ${duration(report.snapshotMilliseconds)} (${duration(report.totalMilliseconds)} in all).\n`,
+  );
+  process.stderr.write(
+    'Keep LATCH_SECRET with the backup (on the embedded default it is the file data/secret, beside latch.db): a restore needs it, signing keys are encrypted under it.\n',
+  );
+}
+
+function runRestore(args: string[]): void {
+  const { positionals } = parseArgs({ args, allowPositionals: true, options: {} });
+  const file = fileArgument('restore', positionals);
+  const target = embeddedDatabasePath('restore');
+  const report = restoreDatabase(target, file);
+  printTables(report.tables);
+  process.stdout.write(`Restored ${file} into ${target}: ${report.totalRows} rows in ${report.tables.length} tables, integrity check ok.\n`);
+  process.stdout.write(
+    report.pendingMigrations.length === 0
+      ? 'The backup has every migration of this Latch.\n'
+      : `The backup is older than this Latch: ${report.pendingMigrations.length} migration(s) (${report.pendingMigrations.join(', ')}) are applied at the next start (latch serve, or latch migrate).\n`,
+  );
+  if (report.replacedKeptAs) process.stdout.write(`The database it replaced is kept as ${report.replacedKeptAs}: delete it once the restore is confirmed.\n`);
+  process.stderr.write(SECRET_REMINDER);
+}
+
+async function runCopy(args: string[]): Promise<void> {
   const { values } = parseArgs({
-    args: rest,
+    args,
     options: {
       from: { type: 'string' },
       to: { type: 'string' },
@@ -39,4 +117,12 @@ export async function runDbCommand(args: string[]): Promise<void> {
   process.stderr.write(
     'Start the new deployment with the same LATCH_SECRET as the old one (on the embedded default it is in the data folder, data/secret): signing keys and forms depend on it.\n',
   );
+}
+
+export async function runDbCommand(args: string[]): Promise<void> {
+  const [subcommand, ...rest] = args;
+  if (subcommand === 'copy') await runCopy(rest);
+  else if (subcommand === 'backup') runBackup(rest);
+  else if (subcommand === 'restore') runRestore(rest);
+  else throw new UsageError(`Unknown command: latch db ${subcommand ?? ''}\n\n${DB_USAGE}`);
 }

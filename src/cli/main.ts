@@ -9,6 +9,7 @@ import { SigningKeyStartupError } from '../crypto/signing-key-cache.js';
 import { SigningKeyRetirementError } from '../crypto/signing-keys.js';
 import { migrateToLatest, openStorage, storageOptionsFromConfig } from '../storage/open-storage.js';
 import { DatabaseCopyError } from '../storage/database-copy.js';
+import { DatabaseBackupError } from '../storage/sqlite-file.js';
 import { CLIENT_USAGE, runClientCommand } from './client-commands.js';
 import { DB_USAGE, runDbCommand } from './db-commands.js';
 import { KEYS_USAGE, runKeysCommand } from './key-commands.js';
@@ -73,7 +74,8 @@ export async function runCli(argv: string[]): Promise<number> {
       error instanceof ClientRegistrationError ||
       error instanceof SigningKeyStartupError ||
       error instanceof SigningKeyRetirementError ||
-      error instanceof DatabaseCopyError
+      error instanceof DatabaseCopyError ||
+      error instanceof DatabaseBackupError
     ) {
       process.stderr.write(`latch: ${error.message}\n`);
       return 2;
