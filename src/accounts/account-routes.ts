@@ -6,9 +6,11 @@
  */
 import fastifyMultipart from '@fastify/multipart';
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import { InvalidRequest } from '../errors.js';
+import { pageErrorHandler } from '../http/error-handlers.js';
+import { readUploadForm, UploadProblem } from '../http/form-body.js';
 import { formField, noticeFor } from '../http/form-fields.js';
-import { endBrowserSession, type CurrentSession } from '../interaction/browser-session.js';
+import { noteRequestFailure } from '../http/request-failure.js';
+import { endBrowserSession, readBrowserSession, type CurrentSession } from '../interaction/browser-session.js';
 import { requireBrowserSession } from '../interaction/require-session.js';
 import { renderPage } from '../views/render.js';
 import { AccountPage, type AccountField, type AccountPageProps } from '../views/pages/account-page.js';
@@ -100,18 +102,31 @@ export function registerAccountRoutes(app: FastifyInstance, deps: AccountPageDep
   });
 
   // The upload form is the one multipart page form: its parser lives in its own scope, limited to one file.
+  // The body is read before the CSRF check (which needs its _csrf field); a body that cannot be read is shown
+  // on the account page, next to the upload field, as what went wrong (re-rendering it changes nothing).
   app.register(async function avatarUpload(scope) {
     await scope.register(fastifyMultipart, {
-      attachFieldsToBody: 'keyValues',
       // One byte over the limit is enough to tell "too large" without reading (or failing on) the rest.
       throwFileSizeLimit: false,
       limits: { files: 1, fileSize: MAX_AVATAR_BYTES + 1, fields: 5, fieldSize: 1024, parts: 6, headerPairs: 50 },
+    });
+    scope.addHook('preValidation', async (request) => {
+      if (!request.isMultipart()) return;
+      const form = await readUploadForm(request);
+      request.body = Object.assign(Object.create(null) as Record<string, unknown>, form.fields, form.files);
+    });
+    const pageHandler = pageErrorHandler();
+    scope.setErrorHandler(async (error: Error, request, reply) => {
+      const current = error instanceof UploadProblem ? await readBrowserSession(storage, config, request) : null;
+      if (!current || !(error instanceof UploadProblem)) return pageHandler(error, request, reply);
+      noteRequestFailure(request, { error: error.code, reason: error.description, outcome: 'page failed' });
+      return rerenderWithError(reply, current, 'avatarFile', error.description);
     });
     scope.post('/account/avatar', { preHandler: scope.csrfProtection }, async (request, reply) => {
       const current = await requireBrowserSession(storage, config, request, reply);
       if (!current) return reply;
       const file = (request.body as Record<string, unknown> | undefined)?.avatar;
-      if (file !== undefined && !Buffer.isBuffer(file)) throw new InvalidRequest('The avatar must be sent as a file');
+      if (file !== undefined && !Buffer.isBuffer(file)) return rerenderWithError(reply, current, 'avatarFile', 'Choose an image file to upload');
       const data = file ?? Buffer.alloc(0);
       const problem = checkAvatarUpload(data);
       if (problem) return rerenderWithError(reply, current, 'avatarFile', problem);

@@ -1,11 +1,15 @@
 /**
- * Requests that Node's HTTP parser rejects before Fastify sees them (headers too large, a malformed request
- * line, forbidden bytes in a header) never reach an error handler. This answers them like every other error:
- * an RFC 6749 §5.2 shaped JSON body, a request id (also in the log line), no-store, and the connection closed.
+ * Requests that fail before any route sees them, answered like every other error: an RFC 6749 §5.2 shaped
+ * JSON body, a request id (also in the one log line about it, at info: these are the client's mistakes), no-store.
+ * - answerClientError: what Node's HTTP parser rejects (headers too large, a malformed request line, forbidden
+ *   bytes in a header, a broken chunked body, a request that took too long); the connection is closed.
+ * - answerFrameworkError: what Fastify's router rejects (a path that is not valid percent-encoded UTF-8, a
+ *   path parameter too long), which would otherwise get a bare answer with no request id and no log line.
  */
 import { randomUUID } from 'node:crypto';
 import type { Socket } from 'node:net';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { noStore } from './security-headers.js';
 
 /** Fastify's `clientErrorHandler`, called with the Fastify instance as `this`. */
 export function answerClientError(this: FastifyInstance, error: Error & { code?: string }, socket: Socket): void {
@@ -27,4 +31,36 @@ export function answerClientError(this: FastifyInstance, error: Error & { code?:
     );
   }
   socket.destroy(error);
+}
+
+/** Fastify's `frameworkErrors`: no hook has run, so the request id header and the log line are set here. */
+export function answerFrameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  const [status, description] =
+    error.code === 'FST_ERR_BAD_URL'
+      ? [400, 'The request path is not valid percent-encoded UTF-8']
+      : error.code === 'FST_ERR_MAX_PARAM_LENGTH'
+        ? [414, 'A path segment of the request is too long']
+        : [500, 'The server could not route this request'];
+  const line = { req: request, res: { statusCode: status } };
+  if (status >= 500) request.log.error({ ...line, err: error }, 'request errored');
+  else request.log.info({ ...line, error: 'invalid_request', reason: description, frameworkError: error.code }, 'request completed');
+  noStore(reply);
+  return reply
+    .code(status)
+    .header('x-request-id', request.id)
+    .type('application/json; charset=utf-8')
+    .send({ error: status >= 500 ? 'server_error' : 'invalid_request', error_description: description, request_id: request.id });
+}
+
+/** Node's and the stream layer's ways of saying the other end closed the connection. */
+const CLIENT_GONE_CODES = new Set(['ECONNRESET', 'EPIPE', 'ECONNABORTED', 'ERR_STREAM_PREMATURE_CLOSE', 'ERR_STREAM_DESTROYED', 'FST_MP_PREMATURE_CLOSE']);
+
+/** True when an error only says that the client went away (aborted its request, reset the connection). */
+export function isClientGone(error: Error & { code?: string }): boolean {
+  return (error.code !== undefined && CLIENT_GONE_CODES.has(error.code)) || error.message === 'aborted';
+}
+
+/** The one fact about a client that went away worth a log line: how, without a stack. */
+export function describeClientGone(error: Error & { code?: string }): string {
+  return error.code ? `${error.code}: ${error.message}` : error.message;
 }

@@ -14,6 +14,7 @@ import { DATABASE_RETRY_AFTER_SECONDS, isDatabaseUnavailable } from '../storage/
 import type { Storage } from '../storage/storage.js';
 import { renderErrorPage } from '../views/render.js';
 import { recordClientFailure } from './client-failure-log.js';
+import { noteRequestFailure } from './request-failure.js';
 import { noStore } from './security-headers.js';
 
 type ErrorHandler = (error: FastifyError | Error, request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply>;
@@ -62,6 +63,14 @@ function describeClientFault(error: FastifyError): string {
   }
 }
 
+/**
+ * A client's mistake is told in the request's one log line (app.ts OneLinePerRequest), at info, without a
+ * stack: what was refused and why. Latch's own faults were logged with their stack by toOAuthError.
+ */
+function noteFailure(request: FastifyRequest, error: OAuthError, outcome: string): void {
+  noteRequestFailure(request, { error: error.code, reason: error.description, clientId: request.latchClient?.clientId, outcome });
+}
+
 /** Retry-After on every 503 (RFC 9110 §10.2.3), so that clients and load balancers back off instead of hammering. */
 function setRetryAfter(reply: FastifyReply, error: OAuthError): void {
   if (error instanceof TemporarilyUnavailable) reply.header('retry-after', String(error.retryAfterSeconds));
@@ -84,7 +93,7 @@ export function oauthJsonErrorHandler(storage: Storage, endpoint: string): Error
         : 'Bearer realm="latch"';
       reply.header('www-authenticate', challenge);
     }
-    request.log.info({ error: error.code, reason: error.description, clientId: request.latchClient?.clientId }, `${endpoint} failed`);
+    noteFailure(request, error, `${endpoint} failed`);
     await recordClientFailure(storage, request, endpoint, error);
     // Every handler here returns the reply it sent: Fastify's rule for async handlers (http/batched-writes.ts).
     return sendJsonError(reply, request, error);
@@ -94,7 +103,7 @@ export function oauthJsonErrorHandler(storage: Storage, endpoint: string): Error
 export function authorizeErrorHandler(storage: Storage, config: Config): ErrorHandler {
   return async (thrown, request, reply) => {
     const error = toOAuthError(thrown, request);
-    request.log.info({ error: error.code, reason: error.description, clientId: request.latchClient?.clientId }, 'authorization failed');
+    noteFailure(request, error, 'authorization failed');
     await recordClientFailure(storage, request, 'authorize', error);
     const target = request.authorizeErrorTarget;
     if (target && error.redirectable) {
@@ -129,6 +138,7 @@ export function pageErrorHandler(): ErrorHandler {
         ? frameworkStatus
         : error.status;
     reply.code(status === 503 ? 503 : status >= 500 ? 500 : status);
+    noteFailure(request, error, 'page failed');
     setRetryAfter(reply, error);
     return renderErrorPage(reply, request, error);
   };

@@ -49,3 +49,55 @@ function urlencodedParams(body: unknown): RawParams {
 export function readFormParams(request: FastifyRequest): Promise<RawParams> | RawParams {
   return request.isMultipart() ? readMultipartParams(request) : urlencodedParams(request.body);
 }
+
+/**
+ * A page form's upload that could not be read: cut short, not well-formed multipart, or over the form's
+ * limits. The description is for the person who sent it, shown on the page they came from.
+ */
+export class UploadProblem extends InvalidRequest {}
+
+export interface UploadForm {
+  /** The plain fields, each a string or, when repeated, a list (no prototype: __proto__ stays a field). */
+  fields: Record<string, string | string[]>;
+  /** The files by field name; a file over the parser's fileSize limit is cut at that limit. */
+  files: Record<string, Buffer>;
+}
+
+/** Why a multipart body could not be read, in words for a person (the plugin's limit errors, busboy's errors). */
+function describeUploadFailure(error: unknown): string {
+  switch ((error as FastifyError).code) {
+    case 'FST_FILES_LIMIT':
+      return 'Send one file at a time';
+    case 'FST_PARTS_LIMIT':
+    case 'FST_FIELDS_LIMIT':
+      return 'The form has more fields than this page sends; reload the page and try again';
+    case 'FST_PROTO_VIOLATION':
+      return 'The form has a field name that is not allowed';
+    default:
+      return 'The upload was cut short or the form was not well-formed; try again';
+  }
+}
+
+/**
+ * Reads a multipart page form with files (the avatar upload) through @fastify/multipart, turning every way
+ * the body can be malformed (no or bad boundary, truncated, aborted, over the limits) into an UploadProblem.
+ */
+export async function readUploadForm(request: FastifyRequest): Promise<UploadForm> {
+  const fields: Record<string, string | string[]> = Object.create(null);
+  const files: Record<string, Buffer> = Object.create(null);
+  try {
+    for await (const part of request.parts()) {
+      if (part.type === 'file') {
+        if (part.fieldname in files) throw new UploadProblem('Send one file at a time');
+        files[part.fieldname] = await part.toBuffer();
+      } else {
+        if (part.fieldnameTruncated || part.valueTruncated) throw new UploadProblem('A field of the form is too large; reload the page and try again');
+        addParam(fields, part.fieldname, typeof part.value === 'string' ? part.value : String(part.value));
+      }
+    }
+  } catch (error) {
+    if (error instanceof UploadProblem) throw error;
+    throw new UploadProblem(describeUploadFailure(error), { cause: error });
+  }
+  return { fields, files };
+}

@@ -5,7 +5,9 @@
  */
 import assert from 'node:assert/strict';
 import { request as httpRequest } from 'node:http';
+import { connect } from 'node:net';
 import fc from 'fast-check';
+import { parse as parseHtml } from 'node-html-parser';
 
 /** fast-check settings for every property: bounded runs, reproducible with the printed seed (LATCH_FUZZ_SEED=…). */
 export const FUZZ_RUNS = Number(process.env.LATCH_FUZZ_RUNS ?? 150);
@@ -233,4 +235,179 @@ export function assertJsonError(response: RawHttpResponse, context: string): Rec
 export function assertNoServerError(response: RawHttpResponse, context: string): void {
   assert.ok(response.status < 500, `${context}: never a 5xx, got ${response.status}: ${response.text.slice(0, 300)}`);
   assert.doesNotMatch(response.text, /\n\s+at .*\(.*:\d+:\d+\)/, `${context}: no stack trace`);
+}
+
+// ---- raw sockets and routes ----
+
+export interface RawSocketResponse {
+  /** The status of the first response on the connection, or null when the server closed it without one. */
+  status: number | null;
+  headers: Record<string, string>;
+  /** Everything after the first response's header block (no de-chunking: the checks only read text). */
+  text: string;
+}
+
+/**
+ * Writes bytes on a fresh TCP connection exactly as given (a request line Node's client would refuse, a body
+ * longer or shorter than its Content-Length, broken chunked framing), then reads until the server closes the
+ * connection or `waitMs` passes. With `abortAfterMs`, the client resets the connection that long after writing,
+ * as one that goes away mid-upload. With `endAfterWrite: false`, the connection stays open for writing.
+ */
+export function sendRawBytes(
+  baseUrl: string,
+  chunks: Array<Buffer | string>,
+  options: { endAfterWrite?: boolean; waitMs?: number; abortAfterMs?: number; pauseBetweenChunksMs?: number } = {},
+): Promise<RawSocketResponse> {
+  const url = new URL(baseUrl);
+  return new Promise((resolve, reject) => {
+    const received: Buffer[] = [];
+    let finished = false;
+    const socket = connect(Number(url.port), url.hostname);
+    const finish = () => {
+      if (finished) return;
+      finished = true;
+      clearTimeout(timer);
+      socket.destroy();
+      resolve(parseRawResponse(Buffer.concat(received)));
+    };
+    const timer = setTimeout(finish, options.waitMs ?? 3000);
+    socket.on('data', (chunk: Buffer) => received.push(chunk));
+    socket.on('close', finish);
+    socket.on('error', (error: NodeJS.ErrnoException) => (error.code === 'ECONNRESET' || error.code === 'EPIPE' ? finish() : reject(error)));
+    socket.on('connect', async () => {
+      for (const [index, chunk] of chunks.entries()) {
+        if (socket.destroyed) return;
+        socket.write(chunk);
+        if (options.pauseBetweenChunksMs && index < chunks.length - 1) await new Promise((r) => setTimeout(r, options.pauseBetweenChunksMs));
+      }
+      if (options.abortAfterMs !== undefined) setTimeout(() => (socket.resetAndDestroy(), finish()), options.abortAfterMs);
+      else if (options.endAfterWrite !== false) socket.end();
+    });
+  });
+}
+
+function parseRawResponse(raw: Buffer): RawSocketResponse {
+  const text = raw.toString('latin1');
+  const match = /^HTTP\/1\.[01] (\d{3})[^\r\n]*\r\n/.exec(text);
+  if (!match) return { status: null, headers: {}, text };
+  const headerEnd = text.indexOf('\r\n\r\n');
+  const headers: Record<string, string> = {};
+  for (const line of text.slice(match[0].length, headerEnd < 0 ? undefined : headerEnd).split('\r\n')) {
+    const colon = line.indexOf(':');
+    if (colon > 0) headers[line.slice(0, colon).toLowerCase()] = line.slice(colon + 1).trim();
+  }
+  return { status: Number(match[1]), headers, text: headerEnd < 0 ? '' : raw.subarray(Buffer.byteLength(text.slice(0, headerEnd + 4), 'latin1')).toString('utf8') };
+}
+
+export interface AppRoute {
+  method: string;
+  /** The route's path as registered, `:name` for parameters. */
+  path: string;
+}
+
+/**
+ * Every route of the app, read from Fastify's own route tree (`printRoutes({ commonPrefix: false })`), so that
+ * a fuzzer over "every route" covers routes added later without anyone updating a list.
+ */
+export function listRoutes(app: { printRoutes(options: { commonPrefix: false }): string }): AppRoute[] {
+  const routes: AppRoute[] = [];
+  const stack: string[] = [];
+  for (const line of app.printRoutes({ commonPrefix: false }).split('\n')) {
+    const match = /^([\s│├└─]*?)(?:[├└]── )?(\S+) \(([A-Z, ]+)\)$/u.exec(line);
+    if (!match) continue;
+    const depth = Math.round([...match[1]!].length / 4);
+    stack.length = depth;
+    const path = `${stack.at(-1) ?? ''}${match[2]}`;
+    stack.push(path);
+    for (const method of match[3]!.split(', ')) routes.push({ method, path });
+  }
+  return routes;
+}
+
+/** A concrete path for a route pattern: parameters filled with `parameterValue`. */
+export function concretePath(path: string, parameterValue: string): string {
+  return path.replace(/:[A-Za-z_]+/g, parameterValue);
+}
+
+/**
+ * A 4xx must say what was wrong: a JSON error with a description (RFC 6749 §5.2's error_description, or
+ * Fastify's message), a page with an alert or a field error that has text, or a non-empty plain text.
+ */
+export function assertDescribedClientError(response: { status: number | null; headers: Record<string, string | string[] | undefined>; text: string }, context: string): void {
+  if (response.status === null || response.status < 400 || response.status >= 500) return;
+  const type = String(response.headers['content-type'] ?? '');
+  if (type.startsWith('application/json')) {
+    const body = JSON.parse(response.text) as Record<string, unknown>;
+    const description = body.error_description ?? body.message;
+    assert.ok(typeof description === 'string' && description.trim() !== '', `${context}: a JSON 4xx with a description: ${response.text.slice(0, 300)}`);
+  } else if (type.startsWith('text/html')) {
+    const page = parseHtml(response.text);
+    const messages = [...page.querySelectorAll('[role="alert"]'), ...page.querySelectorAll('.field-error')].map((element) => element.textContent.trim());
+    assert.ok(messages.some((message) => message !== ''), `${context}: a page with a message saying what was wrong: ${response.text.slice(0, 300)}`);
+  } else {
+    assert.ok(response.text.trim() !== '', `${context}: a ${response.status} with type ${type} says what was wrong`);
+  }
+}
+
+export interface RawRouteRequest {
+  description: string;
+  chunks: Buffer[];
+  options: { endAfterWrite?: boolean; waitMs?: number; abortAfterMs?: number };
+}
+
+const HTTP_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS', 'TRACE', 'PROPFIND', 'CONNECT', 'SEARCH', 'QUERY'] as const;
+
+/** Form field names a page or endpoint reads, so that random bodies sometimes hit real fields. */
+const KNOWN_FIELDS = ['_csrf', 'email', 'password', 'name', 'return_to', 'grant_type', 'code', 'client_id', 'client_secret', 'redirect_uri', 'token', 'avatar', 'decision', 'authorization_request'] as const;
+
+/**
+ * A hostile request to one of `routes`, as bytes on a socket: the route's method or another, its path with
+ * odd parameters, suffixes and queries, random headers (with the session's cookie sometimes), and a body
+ * framed honestly or not: exact, shorter or longer than its Content-Length, chunked (well or badly), or
+ * sent by a client that resets the connection half-way.
+ */
+export function rawRouteRequest(routes: readonly AppRoute[], session?: { cookie: string; csrf: string }): fc.Arbitrary<RawRouteRequest> {
+  const fieldValues = fc.oneof({ weight: 3, arbitrary: anyText }, { weight: 1, arbitrary: fc.constant(session?.csrf ?? '') });
+  return fc
+    .record({
+      route: fc.constantFrom(...routes),
+      otherMethod: fc.option(fc.oneof(fc.constantFrom(...HTTP_METHODS), fc.stringMatching(/^[A-Z]{1,12}$/)), { freq: 3, nil: undefined }),
+      parameter: fc.oneof(fc.stringMatching(/^[A-Za-z0-9_-]{1,40}$/), anyText.map((text) => asRequestTarget(text.slice(0, 300)))),
+      suffix: fc.constantFrom('', '', '', '/', '//', '/..', '/%2e%2e', '%00', '%zz', '%c0%af', '/x', ';x', '.json', '#frag'),
+      query: fc.option(rawFormText(KNOWN_FIELDS, fieldValues), { freq: 2, nil: undefined }),
+      withCookie: fc.boolean(),
+      contentType: fc.option(contentTypes, { nil: undefined }),
+      headers: extraHeaders,
+      body: bodies(KNOWN_FIELDS, fieldValues),
+      framing: fc.constantFrom('exact', 'exact', 'exact', 'none', 'shorter', 'longer', 'chunked', 'broken chunked', 'reset'),
+      split: fc.nat(),
+    })
+    .map(({ route, otherMethod, parameter, suffix, query, withCookie, contentType, headers, body, framing, split }) => {
+      const method = otherMethod ?? route.method;
+      const path = `${concretePath(route.path, parameter)}${suffix}${query === undefined ? '' : `?${asRequestTarget(query)}`}`;
+      const lines = [`${method} ${path} HTTP/1.1`, 'Host: 127.0.0.1', 'Connection: close'];
+      for (const [name, value] of headers) if (name !== 'cookie') lines.push(`${name}: ${value}`);
+      if (withCookie && session) lines.push(`Cookie: ${session.cookie}`);
+      if (contentType !== undefined) lines.push(`Content-Type: ${contentType}`);
+      const cut = body.length === 0 ? 0 : split % body.length;
+      let payload = body;
+      if (framing === 'exact' || framing === 'reset') lines.push(`Content-Length: ${body.length}`);
+      if (framing === 'shorter') lines.push(`Content-Length: ${cut}`);
+      if (framing === 'longer') lines.push(`Content-Length: ${body.length + 1 + (split % 5000)}`);
+      if (framing === 'chunked' || framing === 'broken chunked') {
+        lines.push('Transfer-Encoding: chunked');
+        const pieces = [body.subarray(0, cut), body.subarray(cut)].filter((piece) => piece.length > 0);
+        const chunked = pieces.map((piece) => Buffer.concat([Buffer.from(`${piece.length.toString(16)}\r\n`), piece, Buffer.from('\r\n')]));
+        payload = Buffer.concat([...chunked, Buffer.from('0\r\n\r\n')]);
+        if (framing === 'broken chunked') payload = payload.subarray(0, Math.max(1, payload.length - 3 - (split % 7)));
+      }
+      const head = Buffer.from(`${lines.join('\r\n')}\r\n\r\n`, 'latin1');
+      const options = framing === 'reset' ? { abortAfterMs: 20, waitMs: 2000 } : { waitMs: 2500 };
+      const sent = framing === 'reset' ? payload.subarray(0, cut) : payload;
+      return {
+        description: `${method} ${path.slice(0, 200)} (${framing}, ${body.length} bytes, type ${contentType})`,
+        chunks: [head, sent],
+        options,
+      };
+    });
 }
