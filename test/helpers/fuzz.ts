@@ -243,7 +243,7 @@ export interface RawSocketResponse {
   /** The status of the first response on the connection, or null when the server closed it without one. */
   status: number | null;
   headers: Record<string, string>;
-  /** Everything after the first response's header block (no de-chunking: the checks only read text). */
+  /** The first response's body (by its Content-Length; without one, everything after the headers). */
   text: string;
 }
 
@@ -296,7 +296,10 @@ function parseRawResponse(raw: Buffer): RawSocketResponse {
     const colon = line.indexOf(':');
     if (colon > 0) headers[line.slice(0, colon).toLowerCase()] = line.slice(colon + 1).trim();
   }
-  return { status: Number(match[1]), headers, text: headerEnd < 0 ? '' : raw.subarray(Buffer.byteLength(text.slice(0, headerEnd + 4), 'latin1')).toString('utf8') };
+  // Only the first response: bytes sent after a body without a length are answered as a second request.
+  const bodyStart = headerEnd < 0 ? raw.length : headerEnd + 4;
+  const length = headers['content-length'] === undefined ? undefined : Number(headers['content-length']);
+  return { status: Number(match[1]), headers, text: raw.subarray(bodyStart, length === undefined ? undefined : bodyStart + length).toString('utf8') };
 }
 
 export interface AppRoute {
@@ -376,7 +379,8 @@ export function rawRouteRequest(routes: readonly AppRoute[], session?: { cookie:
       suffix: fc.constantFrom('', '', '', '/', '//', '/..', '/%2e%2e', '%00', '%zz', '%c0%af', '/x', ';x', '.json', '#frag'),
       query: fc.option(rawFormText(KNOWN_FIELDS, fieldValues), { freq: 2, nil: undefined }),
       withCookie: fc.boolean(),
-      contentType: fc.option(contentTypes, { nil: undefined }),
+      // The hand-made multipart bodies use the boundary xyz: often say so, so that they are really parsed.
+      contentType: fc.option(fc.oneof(contentTypes, fc.constant('multipart/form-data; boundary=xyz')), { nil: undefined }),
       headers: extraHeaders,
       body: bodies(KNOWN_FIELDS, fieldValues),
       framing: fc.constantFrom('exact', 'exact', 'exact', 'none', 'shorter', 'longer', 'chunked', 'broken chunked', 'reset'),
@@ -409,5 +413,77 @@ export function rawRouteRequest(routes: readonly AppRoute[], session?: { cookie:
         chunks: [head, sent],
         options,
       };
+    });
+}
+
+// ---- multipart ----
+
+/** A boundary as RFC 2046 §5.1.1 allows it, or one that breaks a rule (empty, too long, quoted, spaces). */
+const boundaries = fc.oneof(
+  { weight: 4, arbitrary: fc.stringMatching(/^[A-Za-z0-9'()+_,./:=?-]{1,70}$/) },
+  { weight: 1, arbitrary: fc.constantFrom('', ' ', 'x'.repeat(71), 'x'.repeat(300), 'a b', '--', 'é', '"') },
+);
+
+interface GeneratedPart {
+  name: string | undefined;
+  filename: string | undefined;
+  contentType: string | undefined;
+  extraHeader: [string, string] | undefined;
+  value: Buffer;
+}
+
+/**
+ * multipart/form-data bodies, well-formed or broken in every way a parser meets: bad or missing boundaries,
+ * parts without a name or a Content-Disposition, files where fields are expected (and the reverse), odd part
+ * headers, LF-only line ends, random preamble and epilogue, bodies cut short anywhere. `leading` parts come
+ * first, intact (a CSRF token), so that a body gets past the checks that guard the parsing of the rest.
+ */
+export function multipartBodies(known: readonly string[], leading: Array<[string, string]> = [], fileValues: fc.Arbitrary<Buffer> = fc.uint8Array({ maxLength: 300 }).map((bytes) => Buffer.from(bytes))): fc.Arbitrary<{ contentType: string; body: Buffer; description: string }> {
+  const part: fc.Arbitrary<GeneratedPart> = fc.record({
+    name: fc.option(parameterName(known), { freq: 8, nil: undefined }),
+    filename: fc.option(fc.oneof(fc.constantFrom('a.png', 'a.svg', '', '../../etc/passwd', 'a"b.png', 'ä.png'), fc.string({ maxLength: 20 })), { freq: 2, nil: undefined }),
+    contentType: fc.option(fc.constantFrom('image/png', 'application/json', 'text/plain; charset=utf-16', 'application/octet-stream', 'multipart/mixed; boundary=inner', '', ';;'), { freq: 2, nil: undefined }),
+    extraHeader: fc.option(fc.tuple(fc.constantFrom('Content-Transfer-Encoding', 'Content-Length', 'X-Other', 'Content-Disposition'), headerValue), { freq: 4, nil: undefined }),
+    value: fc.oneof(anyText.map((text) => Buffer.from(text)), fileValues),
+  });
+  return fc
+    .record({
+      boundary: boundaries,
+      typeShape: fc.constantFrom('plain', 'plain', 'plain', 'quoted', 'missing', 'charset first', 'mixed'),
+      parts: fc.array(part, { maxLength: 8 }),
+      preamble: fc.constantFrom('', '', 'preamble\r\n', '\r\n'),
+      epilogue: fc.constantFrom('', '', '\r\nepilogue', 'garbage'),
+      close: fc.constantFrom('close', 'close', 'close', 'none', 'wrong boundary', 'no final dashes'),
+      lineEnd: fc.constantFrom('\r\n', '\r\n', '\r\n', '\n'),
+      cutAt: fc.option(fc.nat(), { freq: 3, nil: undefined }),
+    })
+    .map(({ boundary, typeShape, parts, preamble, epilogue, close, lineEnd, cutAt }) => {
+      const contentType = {
+        plain: `multipart/form-data; boundary=${boundary}`,
+        quoted: `multipart/form-data; boundary="${boundary}"`,
+        missing: 'multipart/form-data',
+        'charset first': `multipart/form-data; charset=utf-8; boundary=${boundary}`,
+        mixed: `multipart/mixed; boundary=${boundary}`,
+      }[typeShape];
+      const chunks: Buffer[] = [Buffer.from(preamble)];
+      const writePart = (p: GeneratedPart, eol: string) => {
+        const headers: string[] = [];
+        if (p.name !== undefined || p.filename !== undefined) {
+          headers.push(`Content-Disposition: form-data${p.name === undefined ? '' : `; name="${p.name}"`}${p.filename === undefined ? '' : `; filename="${p.filename}"`}`);
+        }
+        if (p.contentType !== undefined) headers.push(`Content-Type: ${p.contentType}`);
+        if (p.extraHeader) headers.push(`${p.extraHeader[0]}: ${p.extraHeader[1]}`);
+        chunks.push(Buffer.from(`--${boundary}${eol}${headers.map((h) => `${h}${eol}`).join('')}${eol}`, 'latin1'), p.value, Buffer.from(eol));
+      };
+      for (const [name, value] of leading) writePart({ name, filename: undefined, contentType: undefined, extraHeader: undefined, value: Buffer.from(value) }, '\r\n');
+      const leadingLength = Buffer.concat(chunks).length;
+      for (const p of parts) writePart(p, lineEnd);
+      if (close === 'close') chunks.push(Buffer.from(`--${boundary}--${lineEnd}${epilogue}`));
+      if (close === 'wrong boundary') chunks.push(Buffer.from(`--${boundary}x--${lineEnd}`));
+      if (close === 'no final dashes') chunks.push(Buffer.from(`--${boundary}${lineEnd}`));
+      let body = Buffer.concat(chunks);
+      if (cutAt !== undefined && body.length > leadingLength) body = body.subarray(0, leadingLength + (cutAt % (body.length - leadingLength)));
+      const description = `${contentType.slice(0, 100)}, ${parts.length} parts, ${close}, ${lineEnd === '\n' ? 'LF' : 'CRLF'}${cutAt === undefined ? '' : ', cut short'}`;
+      return { contentType, body, description };
     });
 }
