@@ -20,7 +20,7 @@ latch db restore FILE             Replace the embedded database of LATCH_DATABAS
                                   refuses while a Latch process uses it (stop latch serve first)`;
 
 const SECRET_REMINDER =
-  'A restore needs the same LATCH_SECRET as the database it was taken from (on the embedded default it is the file data/secret, beside latch.db): the signing keys' private parts are encrypted under it, and Latch refuses to start without it.\n';
+  'A restore needs the same LATCH_SECRET as the database it was taken from (on the embedded default it is the file data/secret, beside latch.db): the private parts of the signing keys are encrypted under it, and Latch refuses to start without it.\n';
 
 function checkDatabaseUrl(flag: string, url: string | undefined): string {
   if (!url) throw new UsageError(`latch db copy needs ${flag} URL (sqlite:PATH or postgres://…)`);
@@ -73,7 +73,7 @@ function runBackup(args: string[]): void {
       `Snapshot as of ${report.snapshotAt.toISOString()}, taken in ${duration(report.snapshotMilliseconds)} (${duration(report.totalMilliseconds)} in all).\n`,
   );
   process.stderr.write(
-    'Keep LATCH_SECRET with the backup (on the embedded default it is the file data/secret, beside latch.db): a restore needs it, the signing keys' private parts are encrypted under it.\n',
+    'Keep LATCH_SECRET with the backup (on the embedded default it is the file data/secret, beside latch.db): a restore needs it, the private parts of the signing keys are encrypted under it.\n',
   );
 }
 
