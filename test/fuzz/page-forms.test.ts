@@ -78,7 +78,7 @@ describe('fuzzing the pages’ forms with a session and a valid CSRF token', () 
   function fieldPairs(name: string, plausible: readonly string[]): fc.Arbitrary<Array<[string, string]>> {
     const value = plausible.length > 0 ? fc.oneof({ weight: 2, arbitrary: fc.constantFrom(...plausible) }, { weight: 3, arbitrary: hostileValue }) : hostileValue;
     return fc.oneof(
-      { weight: 1, arbitrary: fc.constant([]) },
+      { weight: 1, arbitrary: fc.constant<Array<[string, string]>>([]) },
       { weight: 4, arbitrary: value.map((v): Array<[string, string]> => [[name, v]]) },
       { weight: 1, arbitrary: fc.array(value, { minLength: 2, maxLength: 3 }).map((vs) => vs.map((v): [string, string] => [name, v])) },
       { weight: 1, arbitrary: fc.tuple(fc.constantFrom(`${name}[]`, `${name}[0]`, `${name}[a]`, `${name}.x`), value).map(([n, v]): Array<[string, string]> => [[n, v]]) },
