@@ -14,7 +14,8 @@
 import { existsSync, mkdirSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import {
-  checkSqliteFile, DatabaseBackupError, moveIntoPlace, openSqliteFile, removeSqliteFile, SQLITE_SIDE_FILES, temporaryPathBeside, type TableRows,
+  checkSqliteFile, DatabaseBackupError, moveIntoPlace, openSqliteFile, removeSqliteFile, SQLITE_SIDE_FILES, temporaryPathBeside,
+  type CheckedSqliteFile, type TableRows,
 } from './sqlite-file.js';
 
 export interface BackupReport {
@@ -60,7 +61,7 @@ export function backupDatabase(databasePath: string, file: string, options: { fo
       source.close();
     }
     const copy = openSqliteFile(temporary);
-    let checked: ReturnType<typeof checkSqliteFile>;
+    let checked: CheckedSqliteFile;
     try {
       checked = checkSqliteFile(copy, `The snapshot of ${databasePath}`);
     } finally {

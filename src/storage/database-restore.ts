@@ -19,7 +19,8 @@ import { ChangeSignal } from './change-signal.js';
 import { migrations } from './migrations/index.js';
 import { isSqliteBusy } from './sqlite-connection.js';
 import {
-  checkSqliteFile, DatabaseBackupError, isNotADatabase, moveIntoPlace, openSqliteFile, removeSqliteFile, SQLITE_SIDE_FILES, temporaryPathBeside, type TableRows,
+  checkSqliteFile, DatabaseBackupError, isNotADatabase, moveIntoPlace, openSqliteFile, removeSqliteFile, SQLITE_SIDE_FILES, temporaryPathBeside,
+  type CheckedSqliteFile, type TableRows,
 } from './sqlite-file.js';
 
 export interface RestoreReport {
@@ -81,7 +82,7 @@ export function restoreDatabase(targetPath: string, file: string): RestoreReport
   try {
     copyFileSync(file, temporary);
     const copy = openSqliteFile(temporary);
-    let checked: ReturnType<typeof checkSqliteFile>;
+    let checked: CheckedSqliteFile;
     try {
       checked = checkSqliteFile(copy, file);
       // One self-contained file whatever mode the backup was in; Latch returns it to WAL when it opens it.
