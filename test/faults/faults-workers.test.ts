@@ -1,7 +1,7 @@
 /**
  * Fault suite, scenario 3 (reliability issue, item 8): a worker of `latch serve --workers 2` killed under load.
  *
- * Code exchanges at ~100/s over keep-alive connections; SIGKILL to one worker, three times. Every request
+ * Code exchanges at ~200/s, a new connection for each; SIGKILL to one worker, three times. Every request
  * must end with an answer or a connection error (reset / socket hang up) — none may hang (15 s limit per
  * request, hangs counted and expected to be 0); the primary starts a replacement each time and service goes
  * on; every acknowledged token is valid at the end.
@@ -26,14 +26,16 @@ test('a worker SIGKILLed under load, three times: no request hangs, a replacemen
   dirs.push(dir);
   const env = { LATCH_DATABASE_URL: `sqlite:${join(dir, 'latch.db')}` };
   const data = await prepareData(env);
-  const codes = await mintCodes(env.LATCH_DATABASE_URL, { clientId: data.client.clientId, userId: data.userId, count: 2000 });
+  const codes = await mintCodes(env.LATCH_DATABASE_URL, { clientId: data.client.clientId, userId: data.userId, count: 3000 });
   const latch = await startLatchProcess({ env, args: ['--workers', '2'] });
   processes.push(latch);
   const primary = latch.child.pid!;
   const listening = () => (latch.output().match(/listening on/g) ?? []).length;
   assert.notEqual(await waitFor(() => childPids(primary).length === 2 && listening() >= 2, 20_000), null, `two workers listening:\n${latch.output()}`);
 
-  const load = new ExchangeLoad({ baseUrl: () => latch.baseUrl, client: data.client, codes, ratePerSecond: 100, maxInFlight: 64, timeoutMs: 15_000 }).start();
+  // A new connection per request: every one is accepted while a worker may be dying (with Node's round-robin
+  // hand-over, a connection passed to a worker at the moment it died stayed open in the primary forever).
+  const load = new ExchangeLoad({ baseUrl: () => latch.baseUrl, client: data.client, codes, ratePerSecond: 200, maxInFlight: 64, timeoutMs: 15_000, keepAlive: false }).start();
   await sleep(1500);
 
   const kills: string[] = [];
@@ -80,7 +82,7 @@ test('a worker SIGKILLed under load, three times: no request hangs, a replacemen
     [],
     'every answer is a 200 (a dead worker costs connections, not errors)',
   );
-  assert.ok(afterLast.length > 50, `the load went on after the last kill (${afterLast.length} requests)`);
+  assert.ok(afterLast.length > 100, `the load went on after the last kill (${afterLast.length} requests)`);
   assert.deepEqual(tally(afterLast), { 200: afterLast.length }, 'service goes on after the last replacement');
   assert.equal(latch.child.exitCode, null, 'the primary is still running');
 
