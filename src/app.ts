@@ -145,7 +145,9 @@ function requestTimeouts(config: Config): { requestTimeout: number; keepAliveTim
   return {
     requestTimeout: requestMs,
     keepAliveTimeout: config.keepAliveTimeoutSeconds * 1000,
-    http: { headersTimeout: requestMs, connectionsCheckingInterval: Math.min(1000, requestMs / 2) },
+    // Node answers a missing Host header with a bare 400 of its own (no description, no request id, no log
+    // line); Latch checks it itself below, like every other malformed request.
+    http: { headersTimeout: requestMs, connectionsCheckingInterval: Math.min(1000, requestMs / 2), requireHostHeader: false },
   };
 }
 
@@ -193,8 +195,16 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.addHook('onRequest', (request, reply, done) => {
     reply.headers(securityHeaders.everyResponse);
     reply.header('x-request-id', request.id);
+    // RFC 9112 §3.2: a server must answer 400 to an HTTP/1.1 request without a Host header.
+    if (request.raw.httpVersion === '1.1' && request.headers.host === undefined) {
+      done(new InvalidRequest('The request has no Host header; HTTP/1.1 requires one (RFC 9112, section 3.2)'));
+      return;
+    }
     done();
   });
+  // Errors outside the three surfaces (health probes, a body refused on a path that does not exist): the same
+  // JSON shape as the API's, with a description and the request id.
+  app.setErrorHandler(oauthJsonErrorHandler(storage, 'request'));
   registerBatchedWrites(app);
   const mailer = deps.mailer ?? createMailer(config, storage, app.log);
   app.addHook('onClose', async () => mailer.close());

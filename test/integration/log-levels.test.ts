@@ -110,6 +110,7 @@ describe('log levels', () => {
     await send('token with an unknown code', 'POST', '/oauth2/token', [['content-type', 'application/x-www-form-urlencoded']], 'grant_type=authorization_code&code=x&client_id=nope&client_secret=x');
     // What Node's HTTP parser refuses.
     await sendBytes('a request line that is not HTTP', ['GARBAGE\r\n\r\n']);
+    await sendBytes('an HTTP/1.1 request without a Host header', ['GET /login HTTP/1.1\r\nConnection: close\r\n\r\n']);
     await sendBytes('headers too large', [`GET /login HTTP/1.1\r\nHost: x\r\nX-Padding: ${'x'.repeat(20_000)}\r\n\r\n`]);
     await sendBytes('a header line without a colon', ['GET /login HTTP/1.1\r\nHost: x\r\nBad Header Line\r\n\r\n']);
     await sendBytes('a Content-Length that is not a number', ['POST /login HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n']);
