@@ -12,16 +12,17 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test, type TestContext } from 'node:test';
-import Database from 'better-sqlite3';
+import { openSqliteFile } from '../../src/storage/sqlite-file.js';
 import { startLatchProcess, type LatchProcess } from '../helpers/latch-process.js';
 import { checkSurvival, childPids, exchange, ExchangeLoad, httpRequest, mintCodes, prepareData, processAlive, sleep, waitFor } from '../helpers/load.js';
 
 const RATE = 200;
 
+/** Through Latch's own opener: better-sqlite3 12 aborts the process on Node 24 (sqlite-connection.ts), node:sqlite does not. */
 function integrityCheck(path: string): string {
-  const db = new Database(path);
+  const db = openSqliteFile(path);
   try {
-    return (db.pragma('integrity_check') as Array<{ integrity_check: string }>).map((row) => row.integrity_check).join('; ');
+    return (db.prepare('pragma integrity_check').all([]) as Array<{ integrity_check: string }>).map((row) => row.integrity_check).join('; ');
   } finally {
     db.close();
   }
