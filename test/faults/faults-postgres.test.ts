@@ -20,6 +20,7 @@ import {
   httpRequest,
   mintCodes,
   prepareData,
+  REDIRECT_URI,
   sleep,
   tally,
   type ExchangeRecord,
@@ -151,7 +152,10 @@ describe('PostgreSQL connections lost under load', { skip, timeout: 120_000 }, (
 
     const outageStart = Date.now();
     await proxy.pause('refuse');
-    await sleep(3000);
+    await sleep(1500);
+    // A person's page during the outage: the authorization request must read its client from the database.
+    const page = await httpRequest(`${latch.baseUrl}/oauth2/authorize?response_type=code&client_id=${data.client.clientId}&redirect_uri=${encodeURIComponent(REDIRECT_URI)}`, { timeoutMs: 5000 });
+    await sleep(1500);
     await proxy.resume();
     const outageEnd = Date.now();
     await sleep(6000);
@@ -174,6 +178,11 @@ describe('PostgreSQL connections lost under load', { skip, timeout: 120_000 }, (
     assert.ok(readyAgainMs !== null && readyAgainMs <= 5000, `/readyz 200 within 5 s of the return (${readyAgainMs} ms)`);
     assert.deepEqual(badAnswers(load.records).slice(0, 10), [], 'every request: 200, or 503 + Retry-After + temporarily_unavailable');
     assert.ok(recovered !== null && recovered <= 5000, `exchanges succeed within 5 s of the return (${recovered} ms)`);
+    // People get a page that says so, with Retry-After, not JSON and not a 500.
+    assert.equal(page.status, 503, `the authorization page during the outage: ${page.status} ${page.error ?? ''}`);
+    assert.match(String(page.headers?.['content-type']), /text\/html/);
+    assert.equal(page.headers?.['retry-after'], '5');
+    assert.match(page.text ?? '', /cannot reach its database/);
     await verifyAfter(t, latch, load);
   });
 });
