@@ -14,7 +14,20 @@ import { join } from 'node:path';
 import { after, describe, test, type TestContext } from 'node:test';
 import { openSqliteFile } from '../../src/storage/sqlite-file.js';
 import { startLatchProcess, type LatchProcess } from '../helpers/latch-process.js';
-import { checkSurvival, childPids, exchange, ExchangeLoad, httpRequest, mintCodes, prepareData, processAlive, sleep, waitFor } from '../helpers/load.js';
+import {
+  checkSurvival,
+  childPids,
+  exchange,
+  ExchangeLoad,
+  httpRequest,
+  mintCodes,
+  prepareData,
+  processAlive,
+  sleep,
+  waitFor,
+  type ExchangeRecord,
+  type PreparedData,
+} from '../helpers/load.js';
 
 const RATE = 200;
 
@@ -64,11 +77,38 @@ describe('kill -9 under load on SQLite', { timeout: 120_000 }, () => {
     return { path, env, data, codes };
   }
 
+  /** Starts Latch again on the same file; every acknowledged exchange must still hold, and the file be intact. */
+  async function restartAndVerify(
+    t: TestContext,
+    run: { env: Record<string, string>; path: string; data: PreparedData; load: ExchangeLoad; acknowledged: ExchangeRecord[]; args: string[] },
+  ): Promise<void> {
+    const restartStart = Date.now();
+    const second = await startLatchProcess({ env: run.env, args: run.args });
+    processes.push(second);
+    const listeningMs = Date.now() - restartStart;
+    await waitReady(second.baseUrl);
+    const readyMs = Date.now() - restartStart;
+
+    const report = await checkSurvival(second.baseUrl, run.data.client, run.acknowledged);
+    t.diagnostic(
+      `restart (latch serve ${run.args.join(' ')}): listening after ${listeningMs} ms, ready after ${readyMs} ms; acknowledged ${report.acknowledged}, surviving ${report.surviving}, exchanged twice ${report.exchangedTwice.length}`,
+    );
+    assert.deepEqual(report.lost, [], 'every acknowledged token still works');
+    assert.equal(report.surviving, report.acknowledged);
+    assert.deepEqual(report.exchangedTwice, [], 'every acknowledged code is refused the second time');
+    await checkUnanswered(t, second.baseUrl, run.load, run.data.client);
+
+    const integrity = integrityCheck(run.path);
+    t.diagnostic(`PRAGMA integrity_check: ${integrity}`);
+    assert.equal(integrity, 'ok');
+    await second.stop();
+  }
+
   test('one process: every acknowledged exchange survives SIGKILL; no code is exchanged twice; the file is intact', async (t) => {
     const { path, env, data, codes } = await setUp();
     const first = await startLatchProcess({ env });
     processes.push(first);
-    let baseUrl = first.baseUrl;
+    const baseUrl = first.baseUrl;
     const load = new ExchangeLoad({ baseUrl: () => baseUrl, client: data.client, codes, ratePerSecond: RATE, maxInFlight: 32 }).start();
 
     const killAfter = 1000 + Math.round(Math.random() * 2000);
@@ -82,27 +122,7 @@ describe('kill -9 under load on SQLite', { timeout: 120_000 }, () => {
     assert.ok(acknowledged.length >= 50, `the load ran (${acknowledged.length} acknowledged)`);
     assert.equal(load.records.filter((r) => r.ending === 'hung').length, 0, 'no request hung');
 
-    const restartStart = Date.now();
-    const second = await startLatchProcess({ env });
-    processes.push(second);
-    const listeningMs = Date.now() - restartStart;
-    await waitReady(second.baseUrl);
-    const readyMs = Date.now() - restartStart;
-    baseUrl = second.baseUrl;
-
-    const report = await checkSurvival(baseUrl, data.client, acknowledged);
-    t.diagnostic(
-      `restart: listening after ${listeningMs} ms, ready after ${readyMs} ms; acknowledged ${report.acknowledged}, surviving ${report.surviving}, exchanged twice ${report.exchangedTwice.length}`,
-    );
-    assert.deepEqual(report.lost, [], 'every acknowledged token still works');
-    assert.equal(report.surviving, report.acknowledged);
-    assert.deepEqual(report.exchangedTwice, [], 'every acknowledged code is refused the second time');
-    await checkUnanswered(t, baseUrl, load, data.client);
-
-    const integrity = integrityCheck(path);
-    t.diagnostic(`PRAGMA integrity_check: ${integrity}`);
-    assert.equal(integrity, 'ok');
-    await second.stop();
+    await restartAndVerify(t, { env, path, data, load, acknowledged, args: [] });
   });
 
   test('--workers 2, primary killed: the workers exit by themselves, and every acknowledged exchange survives', async (t) => {
@@ -113,7 +133,7 @@ describe('kill -9 under load on SQLite', { timeout: 120_000 }, () => {
     const started = await waitFor(() => childPids(primary).length === 2 && (first.output().match(/listening on/g) ?? []).length >= 2, 20_000);
     assert.notEqual(started, null, `two workers listening:\n${first.output()}`);
     const workers = childPids(primary);
-    let baseUrl = first.baseUrl;
+    const baseUrl = first.baseUrl;
     const load = new ExchangeLoad({ baseUrl: () => baseUrl, client: data.client, codes, ratePerSecond: RATE, maxInFlight: 32 }).start();
 
     const killAfter = 1000 + Math.round(Math.random() * 2000);
@@ -135,26 +155,6 @@ describe('kill -9 under load on SQLite', { timeout: 120_000 }, () => {
     assert.ok(acknowledged.length >= 50, `the load ran (${acknowledged.length} acknowledged)`);
     assert.equal(load.records.filter((r) => r.ending === 'hung').length, 0, 'no request hung');
 
-    const restartStart = Date.now();
-    const second = await startLatchProcess({ env, args: ['--workers', '2'] });
-    processes.push(second);
-    const listeningMs = Date.now() - restartStart;
-    await waitReady(second.baseUrl);
-    const readyMs = Date.now() - restartStart;
-    baseUrl = second.baseUrl;
-
-    const report = await checkSurvival(baseUrl, data.client, acknowledged);
-    t.diagnostic(
-      `restart (--workers 2): listening after ${listeningMs} ms, ready after ${readyMs} ms; acknowledged ${report.acknowledged}, surviving ${report.surviving}, exchanged twice ${report.exchangedTwice.length}`,
-    );
-    assert.deepEqual(report.lost, [], 'every acknowledged token still works');
-    assert.equal(report.surviving, report.acknowledged);
-    assert.deepEqual(report.exchangedTwice, [], 'every acknowledged code is refused the second time');
-    await checkUnanswered(t, baseUrl, load, data.client);
-
-    const integrity = integrityCheck(path);
-    t.diagnostic(`PRAGMA integrity_check: ${integrity}`);
-    assert.equal(integrity, 'ok');
-    await second.stop();
+    await restartAndVerify(t, { env, path, data, load, acknowledged, args: ['--workers', '2'] });
   });
 });
