@@ -10,7 +10,7 @@
  *   BENCH_VIRTUAL_USERS     browser-like users with cookie jars in the full-flow scenario (default 8)
  *   BENCH_SCENARIOS         comma-separated subset, e.g. "a,c,d1" (default: all)
  *   BENCH_WORKERS           1 to also compare `latch serve --workers 2` with one process, when available (default 1)
- *   BENCH_WRITE_REPORT      0 to skip writing BENCHMARKS.md (default 1)
+ *   BENCH_WRITE_REPORT      0 to skip writing BENCHMARKS.md (default 1; it keeps everything from "## Measured separately" on)
  *   BENCH_LATCH_NODE_ARGS   node options for the Latch process, e.g. "--cpu-prof --cpu-prof-dir=/tmp/p" (default none)
  *   BENCH_LATCH_ENV         extra environment for the Latch process, e.g. "LATCH_LOG_LEVEL=warn" (default none)
  *   BENCH_ONLY_LATCH        1 to measure Latch alone (the peer's runs are skipped): for trying a change, not for the report
@@ -23,7 +23,7 @@ import { buildRequest, runRequests, runVirtualUsers } from './lib/http-load.mjs'
 import { authorizePath, formBody, fullFlow, htmlInputValue, pkcePair, walkToRedirectUri } from './lib/flows.mjs';
 import { basicAuthorization, BENCH_DIR, ensureLatchBuilt, HOST, latchSupportsWorkers, mintLatch, REDIRECT_URI, ROOT, setUpLatchData, startLatch, USER_EMAIL, USER_PASSWORD } from './lib/latch.mjs';
 import { cpuMilliseconds, rssBytes, startListeningScript, stopProcess } from './lib/processes.mjs';
-import { memorySection, renderMarkdown, renderTerminal } from './lib/report.mjs';
+import { renderMarkdown, renderTerminal, rewriteBenchmarks } from './lib/report.mjs';
 import { machineCpuMilliseconds, summarize } from './lib/stats.mjs';
 
 const env = process.env;
@@ -538,8 +538,8 @@ async function main() {
     process.stdout.write(`${renderTerminal(report)}\n`);
     if ((env.BENCH_WRITE_REPORT ?? '1') !== '0' && !ONLY_LATCH) {
       const target = join(ROOT, 'BENCHMARKS.md');
-      const memory = existsSync(target) ? memorySection(readFileSync(target, 'utf8')) : '';
-      writeFileSync(target, memory ? `${renderMarkdown(report)}\n${memory}\n` : renderMarkdown(report));
+      // The sections from "## Measured separately" on (and memory.mjs's) are not this run's: kept as they are.
+      writeFileSync(target, rewriteBenchmarks(renderMarkdown(report), existsSync(target) ? readFileSync(target, 'utf8') : ''));
       log(`wrote ${join(ROOT, 'BENCHMARKS.md')}`);
     }
   } finally {

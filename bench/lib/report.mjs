@@ -21,6 +21,30 @@ export function memorySection(markdown) {
   return start >= 0 && end > start ? markdown.slice(start, end + MEMORY_END.length) : '';
 }
 
+/**
+ * The heading from which BENCHMARKS.md is not run.mjs's: everything from it to the end (figures measured by
+ * hand, with compare.mjs or backup-under-load.mjs, and memory.mjs's section) is kept as it is when run.mjs
+ * rewrites the file. renderMarkdown never writes this heading.
+ */
+export const MEASURED_SEPARATELY = '## Measured separately';
+
+/**
+ * What a rewrite of BENCHMARKS.md keeps from the `existing` file: everything from the MEASURED_SEPARATELY heading
+ * on, and the memory section wherever it is (files written before the heading existed had it at the end).
+ */
+export function keptSections(existing) {
+  const at = existing.search(/^## Measured separately[ \t]*$/m);
+  const kept = at >= 0 ? existing.slice(at).trimEnd() : '';
+  const memory = memorySection(existing);
+  return memory && !kept.includes(memory) ? [kept, memory].filter(Boolean).join('\n\n') : kept;
+}
+
+/** BENCHMARKS.md as run.mjs writes it: its `generated` report, then what it keeps of the `existing` file (or ''). */
+export function rewriteBenchmarks(generated, existing) {
+  const kept = keptSections(existing);
+  return kept ? `${generated}\n${kept}\n` : generated;
+}
+
 const fmtRate = (v) => (Number.isFinite(v) ? (v >= 100 ? v.toFixed(0) : v.toFixed(1)) : '–');
 const fmtMs = (v) => (Number.isFinite(v) ? (v >= 100 ? v.toFixed(0) : v >= 10 ? v.toFixed(1) : v.toFixed(2)) : '–');
 const fmtRatio = (v) => (Number.isFinite(v) ? `${v.toFixed(2)}×` : '–');
