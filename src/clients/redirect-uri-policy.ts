@@ -6,6 +6,8 @@
  */
 
 const MAX_REDIRECT_URI_LENGTH = 2000;
+/** RFC 3986 §2.2–2.3: unreserved and reserved characters, and % of a percent-encoding. */
+const URI_CHARACTERS = /^[A-Za-z0-9\-._~:/?#[\]@!$&'()*+,;=%]*$/;
 const FORBIDDEN_SCHEMES = new Set(['javascript:', 'data:', 'vbscript:', 'file:', 'blob:', 'about:', 'ftp:', 'ws:', 'wss:']);
 
 export function isLoopbackHost(hostname: string): boolean {
@@ -18,6 +20,11 @@ export function checkRedirectUri(uri: string, options: { developmentMode: boolea
   if (/\s/.test(uri)) return `Redirect URI ${uri} must not contain spaces`;
   if (uri.includes('#')) return `Redirect URI ${uri} must not contain a fragment (#…): RFC 6749 §3.1.2`;
   if (uri.includes('*')) return `Redirect URI ${uri} must not contain wildcards: Latch compares redirect URIs exactly`;
+  // RFC 3986 §2: the WHATWG parser below would quietly correct other characters, but the string as given is
+  // what is stored, compared and sent in the Location header (which cannot carry non-ASCII at all).
+  if (!URI_CHARACTERS.test(uri) || /%(?![0-9A-Fa-f]{2})/.test(uri)) {
+    return `Redirect URI ${JSON.stringify(uri)} contains characters a URI cannot have (RFC 3986 §2); percent-encode them (%XX)`;
+  }
   let url: URL;
   try {
     url = new URL(uri);
