@@ -147,7 +147,9 @@ function requestTimeouts(config: Config): { requestTimeout: number; keepAliveTim
     keepAliveTimeout: config.keepAliveTimeoutSeconds * 1000,
     // Node answers a missing Host header with a bare 400 of its own (no description, no request id, no log
     // line); Latch checks it itself below, like every other malformed request.
-    http: { headersTimeout: requestMs, connectionsCheckingInterval: Math.min(1000, requestMs / 2), requireHostHeader: false },
+    // requestTimeout here too: Node checks headersTimeout <= requestTimeout when it creates the server, before
+    // Fastify sets requestTimeout, and its default there is 300 s.
+    http: { requestTimeout: requestMs, headersTimeout: requestMs, connectionsCheckingInterval: Math.min(1000, requestMs / 2), requireHostHeader: false },
   };
 }
 

@@ -56,7 +56,9 @@ export async function startServer(config: Config, options: StartServerOptions = 
     ...storageOptionsFromConfig(config),
     migrate: options.migrate ?? true,
     backgroundCheckpoints: true,
-    onIdleConnectionError: (err) => app?.log.warn({ err }, 'an idle database connection failed; it will be replaced'),
+    // The connection's error only, no stack: the outage is the operator's to fix, and pg's error carries its client.
+    onIdleConnectionError: (err) =>
+      app?.log.warn({ reason: err.message, code: (err as { code?: unknown }).code }, 'a database connection failed; it will be replaced'),
   });
   // Sign-in throttling counters: shared through Redis when configured, else per process (in memory).
   let redis: Redis | undefined;
@@ -122,6 +124,7 @@ export async function startServer(config: Config, options: StartServerOptions = 
         clearTimeout(deadline);
         keys.close();
         await storage.close();
+        attemptCounter?.close();
         await redis?.quit().catch(() => redis?.disconnect());
         await options.onClose?.();
       }

@@ -12,7 +12,7 @@
  * still count against their account and address.
  */
 import { Redis } from 'ioredis';
-import { createMemoryAttemptCounter, type AttemptCounter } from './sign-in-throttle.js';
+import { createMemoryAttemptCounter, type AttemptCounter, type OpenWindow } from './sign-in-throttle.js';
 
 const INCREMENT_IN_WINDOW = `
 local count = redis.call('INCR', KEYS[1])
@@ -37,51 +37,95 @@ export interface RedisAttemptCounterOptions {
 export interface SharedAttemptCounter extends AttemptCounter {
   /** `ok` while Redis answers; `degraded` while the counters live in this process's memory. */
   status(): 'ok' | 'degraded';
+  /** Before the Redis client is closed: its closing is then no failure to report. */
+  close(): void;
 }
+
+/** How often a degraded counter whose connection is up tries a write to Redis. */
+const PROBE_INTERVAL_MS = 1000;
 
 export function createRedisAttemptCounter(redis: Redis, options: RedisAttemptCounterOptions): SharedAttemptCounter {
   const fallback = createMemoryAttemptCounter();
   const key = (name: string) => `${options.keyPrefix}${name}`;
-  // Degraded from the first failure until Redis says it is ready again; commands are not even tried meanwhile
-  // (they would fail at once: the offline queue is off), so that every count of the outage is in memory.
+  // Degraded from the first failure until Redis takes writes again; commands are not even tried meanwhile, so
+  // that every count of the outage is in memory, and moved to Redis in one go when it is back.
   let degraded = redis.status !== 'ready';
+  let closing = false;
+  let probe: NodeJS.Timeout | undefined;
+
+  const goDegraded = (error: unknown) => {
+    if (closing) return;
+    if (!degraded) {
+      degraded = true;
+      options.onError?.(error);
+    }
+    // A connection that stays up while Redis refuses (a replica after a failover answers READONLY, OOM, a
+    // command timeout) brings no 'ready' event: probe with a write until one works.
+    if (redis.status === 'ready') scheduleProbe();
+  };
+  const scheduleProbe = () => {
+    if (probe || closing) return;
+    probe = setTimeout(() => {
+      probe = undefined;
+      if (!degraded || closing || redis.status !== 'ready') return; // a reconnection's 'ready' recovers instead
+      redis.set(key('probe'), '1', 'EX', 10).then(recover, () => scheduleProbe());
+    }, PROBE_INTERVAL_MS);
+    probe.unref();
+  };
+  const recover = () =>
+    moveWindowsBack().then(
+      (moved) => options.onReconnect?.(moved),
+      (error: unknown) => goDegraded(error),
+    );
   const orFallback = async <T>(run: () => Promise<T>, inMemory: () => Promise<T>): Promise<T> => {
     if (degraded) return inMemory();
     try {
       return await run();
     } catch (error) {
-      degraded = redis.status !== 'ready';
-      options.onError?.(error);
+      goDegraded(error);
       return inMemory();
     }
   };
-  redis.on('close', () => {
-    if (degraded) return;
-    degraded = true;
-    options.onError?.(new Error('the connection to Redis closed'));
-  });
-  redis.on('ready', () => {
-    void moveWindowsBack().then(
-      (moved) => options.onReconnect?.(moved),
-      (error: unknown) => options.onError?.(error),
-    );
-  });
+  redis.on('close', () => goDegraded(new Error('the connection to Redis closed')));
+  redis.on('ready', () => void recover());
+
+  /** Adds windows counted in memory to Redis; those Redis refused go back to memory, and the error is thrown. */
+  async function addToRedis(open: OpenWindow[]): Promise<void> {
+    if (open.length === 0) return;
+    const now = Date.now();
+    const pipeline = redis.pipeline();
+    for (const window of open) pipeline.eval(ADD_OPEN_WINDOW, 1, key(window.key), window.count, Math.max(1, window.resetAt - now));
+    let results: Array<[Error | null, unknown]>;
+    try {
+      results = (await pipeline.exec()) ?? [];
+    } catch (error) {
+      fallback.restore(open);
+      throw error;
+    }
+    const refused = open.filter((_, i) => !results[i] || results[i]![0]);
+    if (refused.length > 0) {
+      fallback.restore(refused);
+      throw results.find((result) => result?.[0])?.[0] ?? new Error('Redis did not answer every command of the pipeline');
+    }
+  }
 
   /** Adds what was counted in memory to Redis, then counts in Redis again. */
   async function moveWindowsBack(): Promise<number> {
-    // New failures count in Redis from now on; those of the outage are added below.
+    const first = fallback.drain(new Date());
+    await addToRedis(first);
     degraded = false;
-    const now = Date.now();
-    const open = fallback.drain(new Date(now));
-    if (open.length === 0) return 0;
-    const pipeline = redis.pipeline();
-    for (const window of open) pipeline.eval(ADD_OPEN_WINDOW, 1, key(window.key), window.count, window.resetAt - now);
-    await pipeline.exec();
-    return open.length;
+    // Failures counted in memory while the first batch was on its way.
+    const late = fallback.drain(new Date());
+    await addToRedis(late);
+    return first.length + late.length;
   }
 
   return {
     status: () => (degraded ? 'degraded' : 'ok'),
+    close() {
+      closing = true;
+      clearTimeout(probe);
+    },
     count: (name, now) =>
       orFallback(
         async () => Number((await redis.get(key(name))) ?? 0),
@@ -116,6 +160,8 @@ export function connectRedis(url: string): Redis {
     commandTimeout: 1000,
     connectTimeout: 5000,
     retryStrategy: (times) => Math.min(times * 200, 2000),
+    // A command that timed out was counted in memory: sent again after a reconnection, it would count twice.
+    autoResendUnfulfilledCommands: false,
   });
   // Failures are reported per command and on reconnection (createRedisAttemptCounter); without a listener
   // ioredis would print each one.

@@ -25,6 +25,8 @@ export interface OpenWindow {
 export interface MemoryAttemptCounter extends AttemptCounter {
   /** Removes and returns every window still open at `now`. */
   drain(now: Date): OpenWindow[];
+  /** Takes drained windows back (a shared store refused them): counts add to what was counted since. */
+  restore(windows: OpenWindow[]): void;
 }
 
 export function createMemoryAttemptCounter(maxKeys = 100_000): MemoryAttemptCounter {
@@ -60,6 +62,13 @@ export function createMemoryAttemptCounter(maxKeys = 100_000): MemoryAttemptCoun
       for (const [key, { count, resetAt }] of windows) if (resetAt > now.getTime()) open.push({ key, count, resetAt });
       windows.clear();
       return open;
+    },
+    restore(open) {
+      for (const { key, count, resetAt } of open) {
+        const entry = windows.get(key);
+        if (entry) entry.count += count;
+        else windows.set(key, { count, resetAt });
+      }
     },
   };
 }

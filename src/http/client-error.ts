@@ -24,7 +24,10 @@ export function answerClientError(this: FastifyInstance, error: Error & { code?:
   const requestId = randomUUID();
   this.log.info({ reqId: requestId, error: 'invalid_request', reason: description, parserError: error.code }, 'malformed HTTP request');
   const body = JSON.stringify({ error: 'invalid_request', error_description: description, request_id: requestId });
-  if (socket.writable) {
+  // Node's own handler checks this too: when an answer (a 413, say) already went out on this connection, a
+  // second, unrequested one would confuse the client; only close it then.
+  const answered = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent === true;
+  if (socket.writable && !answered) {
     socket.write(
       `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
         `Cache-Control: no-store\r\nPragma: no-cache\r\nX-Request-Id: ${requestId}\r\nConnection: close\r\n\r\n${body}`,

@@ -19,6 +19,9 @@ import { noStore } from './security-headers.js';
 
 type ErrorHandler = (error: FastifyError | Error, request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply>;
 
+/** Warnings about the database being away in this process: when the last was written, and how many were held back since. */
+const unavailableWarnings = { lastAt: 0, suppressed: 0 };
+
 /** Turns whatever was thrown into an OAuthError: framework 4xx errors become invalid_request with a useful description. */
 export function toOAuthError(error: FastifyError | Error, request: FastifyRequest): OAuthError {
   if (error instanceof OAuthError) return error;
@@ -28,8 +31,17 @@ export function toOAuthError(error: FastifyError | Error, request: FastifyReques
   if (status >= 400 && status < 500) return new InvalidRequest(describeClientFault(fastifyError), { cause: error });
   if (isDatabaseUnavailable(error)) {
     // The operator's to fix, not a bug: a warning without a stack, and the client is told to come back.
+    // At most one warning a second: an outage under load would otherwise write thousands (every request's own
+    // line already says 503).
     const { code } = error as { code?: unknown };
-    request.log.warn({ reason: error.message, code }, 'database unavailable');
+    const now = Date.now();
+    if (now - unavailableWarnings.lastAt >= 1000) {
+      request.log.warn({ reason: error.message, code, alsoSince: unavailableWarnings.suppressed }, 'database unavailable');
+      unavailableWarnings.lastAt = now;
+      unavailableWarnings.suppressed = 0;
+    } else {
+      unavailableWarnings.suppressed += 1;
+    }
     return new TemporarilyUnavailable('The service cannot reach its database right now; retry in a few seconds', {
       cause: error,
       retryAfterSeconds: DATABASE_RETRY_AFTER_SECONDS,

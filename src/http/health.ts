@@ -18,12 +18,13 @@ import type { Storage } from '../storage/storage.js';
 /** Longest wait for the database's answer to the readiness ping. */
 const DATABASE_PING_TIMEOUT_MS = 1500;
 
-function pingWithin(storage: Storage, ms: number): Promise<boolean> {
+/** `check`'s answer, or `fallback` once `ms` have passed (the check goes on, unheard). */
+function within<T>(check: Promise<T>, ms: number, fallback: T): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<boolean>((resolve) => {
-    timer = setTimeout(() => resolve(false), ms);
+  const timeout = new Promise<T>((resolve) => {
+    timer = setTimeout(() => resolve(fallback), ms);
   });
-  return Promise.race([storage.ping(), timeout]).finally(() => clearTimeout(timer));
+  return Promise.race([check, timeout]).finally(() => clearTimeout(timer));
 }
 
 export interface HealthDeps {
@@ -44,14 +45,20 @@ export function registerHealthRoutes(app: FastifyInstance, { storage, redisStatu
 
   app.get('/readyz', { logLevel: 'warn' }, async (request, reply) => {
     noStore(reply);
-    const database = await pingWithin(storage, DATABASE_PING_TIMEOUT_MS);
+    const startedAt = Date.now();
+    const database = await within(storage.ping(), DATABASE_PING_TIMEOUT_MS, false);
     let migrations: 'current' | 'pending' | 'unknown' = 'unknown';
     if (database) {
       try {
-        migrationsKnownCurrent ||= await storage.migrationsAreCurrent();
-        migrations = migrationsKnownCurrent ? 'current' : 'pending';
+        // The same deadline for the whole probe: a database that answers the ping and then stalls is not ready.
+        const remainingMs = Math.max(0, DATABASE_PING_TIMEOUT_MS - (Date.now() - startedAt));
+        const current = migrationsKnownCurrent || (await within<boolean | null>(storage.migrationsAreCurrent(), remainingMs, null));
+        if (current !== null) {
+          migrationsKnownCurrent = current;
+          migrations = current ? 'current' : 'pending';
+        }
       } catch (err) {
-        request.log.warn({ err }, 'readiness: could not read the migration state');
+        request.log.warn({ reason: (err as Error).message }, 'readiness: could not read the migration state');
       }
     }
     const ready = database && migrations === 'current';

@@ -24,7 +24,7 @@ export function isDatabaseUnavailable(error: unknown): boolean {
 }
 
 /**
- * Runs `attempt` until it succeeds or fails with something other than the database being away, waiting
+ * Runs `attempt` until it succeeds or fails with something other than the database being unreachable, waiting
  * 0.5 s, 1 s, 2 s … up to 30 s between tries, and telling `onWait` each time. For the steps a process takes
  * before it serves (migrations): an outage at start delays the start instead of ending the process, which a
  * supervisor that gives up after N crashes would turn into a permanent outage. `signal` stops the waiting.
@@ -38,7 +38,9 @@ export async function retryWhileDatabaseUnavailable<T>(
     try {
       return await attempt();
     } catch (error) {
-      if (!isDatabaseUnavailable(error) || signal?.aborted) throw error;
+      // Only a database that may come back by itself: a SQLite file that is read-only or cannot be opened is a
+      // configuration error (file ownership after a restore, a wrong path), reported at once.
+      if (!(isConnectionError(error) || isSqliteBusy(error)) || signal?.aborted) throw error;
       const delayMs = Math.min(30_000, 500 * 2 ** Math.min(failures, 6));
       onWait(error as Error, delayMs);
       await new Promise<void>((resolve) => {

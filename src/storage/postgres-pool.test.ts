@@ -111,8 +111,18 @@ test('once every attempt has failed, connects fail at once for a while, then pro
   assert.deepEqual(log.slice(3), ['connect 1', 'release 1']);
 });
 
-test('a connect that timed out is not tried again (it already waited its whole timeout)', async () => {
-  const { pool, log } = fakePool({ connectFailures: [new Error('timeout exceeded when trying to connect')] });
-  await assert.rejects(createRetryingPool(pool, policy).connect(), /timeout exceeded/);
+test('a new connection that timed out is not tried again (it already waited its whole timeout)', async () => {
+  // pg-pool's words when connectionTimeoutMillis passes before the server answers.
+  const { pool, log } = fakePool({ connectFailures: [new Error('Connection terminated due to connection timeout')] });
+  await assert.rejects(createRetryingPool(pool, policy).connect(), /connection timeout/);
   assert.deepEqual(log, ['connect failed']);
+});
+
+test('a wait in the queue of the pool that timed out (every connection busy) fails that request only: the database is there', async () => {
+  const { pool, log } = fakePool({ connectFailures: [new Error('timeout exceeded when trying to connect')] });
+  const retrying = createRetryingPool(pool, { ...policy, unreachableHoldMs: 10_000 });
+  await assert.rejects(retrying.connect(), /timeout exceeded/);
+  const client = await retrying.connect();
+  client.release();
+  assert.deepEqual(log, ['connect failed', 'connect 1', 'release 1']);
 });

@@ -27,8 +27,13 @@ export interface RetryPolicy {
 
 const DEFAULT_RETRY_POLICY: RetryPolicy = { connectAttempts: 4, connectBackoffMs: 100, unreachableHoldMs: 1000 };
 
-/** A connect that timed out already waited its whole timeout: trying again would only multiply the wait. */
-const isConnectTimeout = (error: unknown) => /timeout exceeded when trying to connect/i.test((error as Error)?.message ?? '');
+/** A new connection that timed out already waited its whole timeout: trying again would only multiply the wait. */
+const isConnectTimeout = (error: unknown) => /connection timeout/i.test((error as Error)?.message ?? '');
+/**
+ * A request that waited its whole timeout in the pool's queue: every connection is busy, but the database is
+ * there. Answered 503 like an outage (the caller may retry), but it must not make the next requests fail at once.
+ */
+const isPoolQueueTimeout = (error: unknown) => /timeout exceeded when trying to connect/i.test((error as Error)?.message ?? '');
 
 /** Socket-level failures and the SQLSTATEs of a server that is going away or not yet accepting (class 08, 57P0x, 53300). */
 const CONNECTION_ERROR_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
@@ -37,7 +42,9 @@ const CONNECTION_MESSAGES = [
   /connection terminated/i,
   /connection ended/i,
   /client has encountered a connection error/i,
-  // pg-pool's connectionTimeoutMillis, and a client whose connection already failed.
+  // pg-pool's connectionTimeoutMillis: a new connection that did not open in time, a request that waited in the
+  // pool's queue that long; and a client whose connection already failed.
+  /connection timeout/i,
   /timeout exceeded when trying to connect/i,
   /not queryable/i,
 ];
@@ -71,14 +78,15 @@ export function createRetryingPool(pool: RawPool, policy: Partial<RetryPolicy> =
   let unreachable: { until: number; error: unknown } | undefined;
 
   async function connectWithRetry(): Promise<RawPoolClient> {
-    if (unreachable && Date.now() < unreachable.until) throw unreachable.error;
     for (let attempt = 1; ; attempt++) {
+      // Checked before every attempt: a request already retrying stops as soon as another found the database away.
+      if (unreachable && Date.now() < unreachable.until) throw unreachable.error;
       try {
         const client = await pool.connect();
         unreachable = undefined;
         return client;
       } catch (error) {
-        if (!isConnectionError(error)) throw error;
+        if (!isConnectionError(error) || isPoolQueueTimeout(error)) throw error;
         if (attempt >= connectAttempts || isConnectTimeout(error)) {
           unreachable = { until: Date.now() + unreachableHoldMs, error };
           throw error;

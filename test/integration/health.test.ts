@@ -56,3 +56,12 @@ test('readyz is 503 when the database is unreachable, while healthz stays 200', 
     await server.stop();
   }
 });
+
+test('Latch starts with the longest request timeout its configuration allows (Node checks it against headersTimeout)', async () => {
+  const server = await startTestServer({ env: { LATCH_REQUEST_TIMEOUT_SECONDS: '3600' } });
+  try {
+    assert.equal((await getJson(`${server.baseUrl}/healthz`)).status, 200);
+  } finally {
+    await server.stop();
+  }
+});

@@ -148,4 +148,37 @@ describe('Redis attempt counter', { skip }, () => {
       redis.disconnect();
     }
   });
+
+  test('a Redis that stays connected but refuses writes: degraded, counted in memory, nothing lost while moving back, recovered by a probe', async () => {
+    const prefix = `latch-test-${randomBytes(6).toString('hex')}:`;
+    const redis = connectRedis(REDIS_TEST_URL);
+    assert.equal(await waitForRedis(redis, 2000), true);
+    const moved: number[] = [];
+    const counter = createRedisAttemptCounter(redis, { keyPrefix: prefix, onReconnect: (n) => moved.push(n) });
+    const waitUntil = async (condition: () => boolean) => {
+      for (let waited = 0; !condition() && waited < 5000; waited += 50) await new Promise((r) => setTimeout(r, 50));
+    };
+    try {
+      // INCR on a value that is not a number fails while the connection is fine (as READONLY or OOM would).
+      await redis.set(`${prefix}k`, 'not a number');
+      const now = new Date();
+      assert.equal(await counter.increment('k', 60, now), 1);
+      assert.equal(counter.status(), 'degraded', 'a failed command makes the counter degraded, not only a closed connection');
+      assert.equal(await counter.increment('k', 60, now), 2);
+      // The probe's write works, but adding the window to Redis fails: the window stays in memory, nothing lost.
+      await new Promise((r) => setTimeout(r, 2500));
+      assert.equal(counter.status(), 'degraded');
+      assert.equal(await counter.count('k', now), 2);
+      assert.deepEqual(moved, []);
+      // Redis takes the key again: the next probe moves the window back.
+      await redis.del(`${prefix}k`);
+      await waitUntil(() => moved.length > 0);
+      assert.deepEqual(moved, [1]);
+      assert.equal(counter.status(), 'ok');
+      assert.equal(await redis.get(`${prefix}k`), '2');
+    } finally {
+      counter.close();
+      await redis.quit();
+    }
+  });
 });
