@@ -3,6 +3,8 @@
  * backing up and restoring the embedded one (DESIGN "reliability"; src/storage/database-backup.ts and
  * database-restore.ts).
  */
+import { readdirSync } from 'node:fs';
+import { setPriority } from 'node:os';
 import { parseArgs } from 'node:util';
 import { sqlitePath } from '../config.js';
 import { copyDatabase } from '../storage/database-copy.js';
@@ -15,7 +17,8 @@ export const DB_USAGE = `latch db copy --from URL --to URL [--from-schema S] [--
                                   Copy every row to another database (e.g. sqlite:data/latch.db to postgres://…),
                                   verify the counts; refuses a non-empty target unless --force
 latch db backup FILE [--force]    Snapshot the embedded database of LATCH_DATABASE_URL into FILE, while Latch
-                                  serves; refuses an existing FILE unless --force
+                                  serves, at the lowest CPU priority (nice 19); refuses an existing FILE
+                                  unless --force
 latch db restore FILE             Replace the embedded database of LATCH_DATABASE_URL with the backup FILE;
                                   refuses while a Latch process uses it (stop latch serve first)`;
 
@@ -63,14 +66,42 @@ function megabytes(bytes: number): string {
   return `${(bytes / 1_048_576).toFixed(bytes < 10_485_760 ? 2 : 1)} MB`;
 }
 
-function runBackup(args: string[]): void {
+/**
+ * A backup is background maintenance beside a serving Latch: it runs at the lowest CPU priority (nice 19), so
+ * that on a busy machine the server's requests go first and the backup takes longer. Linux keeps a nice value
+ * per thread: every thread of this process gets it (threads started later inherit it). Node cannot set an I/O
+ * priority, but Linux derives a thread's default one from its nice value (best-effort class, level 7 at nice 19)
+ * under the BFQ scheduler; the none and mq-deadline schedulers have no priorities. Returns whether it was lowered.
+ */
+function lowerOwnPriority(): boolean {
+  let threads = [0];
+  try {
+    threads = readdirSync('/proc/self/task').map(Number);
+  } catch {
+    // No /proc (macOS): this thread only; libuv's threads are started later and inherit it.
+  }
+  let lowered = false;
+  for (const thread of threads) {
+    try {
+      setPriority(thread, 19);
+      lowered = true;
+    } catch {
+      // A thread that ended meanwhile, or a system that refuses: the backup still runs.
+    }
+  }
+  return lowered;
+}
+
+async function runBackup(args: string[]): Promise<void> {
   const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { force: { type: 'boolean', default: false } } });
   const file = fileArgument('backup', positionals);
-  const report = backupDatabase(embeddedDatabasePath('backup'), file, { force: values.force });
+  const lowered = lowerOwnPriority();
+  const report = await backupDatabase(embeddedDatabasePath('backup'), file, { force: values.force });
   printTables(report.tables);
   process.stdout.write(
     `Wrote ${report.file}: ${megabytes(report.bytes)}, ${report.totalRows} rows in ${report.tables.length} tables, integrity check ok.\n` +
-      `Snapshot as of ${report.snapshotAt.toISOString()}, taken in ${duration(report.snapshotMilliseconds)} (${duration(report.totalMilliseconds)} in all).\n`,
+      `Snapshot as of ${report.snapshotAt.toISOString()}, taken in ${duration(report.snapshotMilliseconds)} (${duration(report.totalMilliseconds)} in all)` +
+      `${lowered ? ', at the lowest CPU priority (nice 19): a background task that lets the server go first' : ''}.\n`,
   );
   process.stderr.write(
     'Keep LATCH_SECRET with the backup (on the embedded default it is the file data/secret, beside latch.db): a restore needs it, the private parts of the signing keys are encrypted under it.\n',
@@ -122,7 +153,7 @@ async function runCopy(args: string[]): Promise<void> {
 export async function runDbCommand(args: string[]): Promise<void> {
   const [subcommand, ...rest] = args;
   if (subcommand === 'copy') await runCopy(rest);
-  else if (subcommand === 'backup') runBackup(rest);
+  else if (subcommand === 'backup') await runBackup(rest);
   else if (subcommand === 'restore') runRestore(rest);
   else throw new UsageError(`Unknown command: latch db ${subcommand ?? ''}\n\n${DB_USAGE}`);
 }
