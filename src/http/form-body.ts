@@ -15,11 +15,18 @@ function addParam(params: RawParams, name: string, value: string): void {
   params[name] = existing === undefined ? value : [...(Array.isArray(existing) ? existing : [existing]), value];
 }
 
+const MALFORMED_MULTIPART = 'The multipart/form-data body is malformed (check the boundary and that every part is complete)';
+const UNREADABLE_UPLOAD = 'The upload was cut short or the form was not well-formed; try again';
+
 async function readMultipartParams(request: FastifyRequest): Promise<RawParams> {
   // No prototype: a field named __proto__ stays an ordinary (ignored) parameter.
   const params: RawParams = Object.create(null);
   try {
-    for await (const part of request.parts()) {
+    const parts = request.parts()[Symbol.asyncIterator]();
+    for (;;) {
+      const next = await unlessStalled(parts.next(), request, () => new InvalidRequest(MALFORMED_MULTIPART));
+      if (next.done) break;
+      const part = next.value;
       if (part.type === 'file') throw new InvalidRequest(`${part.fieldname} must be a plain form field, not a file`);
       if (part.fieldnameTruncated || part.valueTruncated) throw new InvalidRequest(`The form field ${part.fieldname.slice(0, 64)} is too large`);
       addParam(params, part.fieldname, typeof part.value === 'string' ? part.value : String(part.value));
@@ -29,7 +36,7 @@ async function readMultipartParams(request: FastifyRequest): Promise<RawParams> 
     const status = (error as FastifyError).statusCode;
     // The plugin's own limit errors carry a 4xx status and are described by the error handler.
     if (status !== undefined && status >= 400 && status < 500) throw error;
-    throw new InvalidRequest('The multipart/form-data body is malformed (check the boundary and that every part is complete)', { cause: error });
+    throw new InvalidRequest(MALFORMED_MULTIPART, { cause: error });
   }
   return params;
 }
@@ -74,8 +81,37 @@ function describeUploadFailure(error: unknown): string {
     case 'FST_PROTO_VIOLATION':
       return 'The form has a field name that is not allowed';
     default:
-      return 'The upload was cut short or the form was not well-formed; try again';
+      return UNREADABLE_UPLOAD;
   }
+}
+
+/** How long reading a multipart body may make no progress once every byte of it has arrived. */
+const STALL_AFTER_ARRIVAL_MS = 2000;
+
+/**
+ * `step`, or `problem()` (an UploadProblem by default) when the request has arrived whole and `step` still has not settled
+ * STALL_AFTER_ARRIVAL_MS later. @fastify/multipart 10 (with @fastify/busboy) can stop reading for good on some
+ * malformed bodies (a part without Content-Disposition of about 16–64 KiB, found by test/fuzz/multipart.test.ts):
+ * the request stays paused and would never be answered. While bytes are still arriving, the wait is left to
+ * the request timeout (LATCH_REQUEST_TIMEOUT_SECONDS), so that a slow upload is not cut short.
+ */
+function unlessStalled<T>(step: Promise<T>, request: FastifyRequest, problem: () => Error = () => new UploadProblem(UNREADABLE_UPLOAD)): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  let arrivedAt: number | undefined;
+  const stalled = new Promise<never>((_, reject) => {
+    const check = () => {
+      if (request.raw.complete) arrivedAt ??= Date.now();
+      if (arrivedAt !== undefined && Date.now() - arrivedAt >= STALL_AFTER_ARRIVAL_MS) {
+        reject(problem());
+        return;
+      }
+      timer = setTimeout(check, 250);
+    };
+    timer = setTimeout(check, 250);
+  });
+  // Abandoned by a stall, the step may still fail later: that must not become an unhandled rejection.
+  step.catch(() => {});
+  return Promise.race([step, stalled]).finally(() => clearTimeout(timer));
 }
 
 /**
@@ -85,11 +121,15 @@ function describeUploadFailure(error: unknown): string {
 export async function readUploadForm(request: FastifyRequest): Promise<UploadForm> {
   const fields: Record<string, string | string[]> = Object.create(null);
   const files: Record<string, Buffer> = Object.create(null);
+  const parts = request.parts()[Symbol.asyncIterator]();
   try {
-    for await (const part of request.parts()) {
+    for (;;) {
+      const next = await unlessStalled(parts.next(), request);
+      if (next.done) break;
+      const part = next.value;
       if (part.type === 'file') {
         if (part.fieldname in files) throw new UploadProblem('Send one file at a time');
-        files[part.fieldname] = await part.toBuffer();
+        files[part.fieldname] = await unlessStalled(part.toBuffer(), request);
       } else {
         if (part.fieldnameTruncated || part.valueTruncated) throw new UploadProblem('A field of the form is too large; reload the page and try again');
         addParam(fields, part.fieldname, typeof part.value === 'string' ? part.value : String(part.value));

@@ -16,6 +16,10 @@ import { startTestServer, type TestServer } from '../helpers/test-server.js';
 const TOKEN_PARAMETERS = ['grant_type', 'code', 'redirect_uri', 'client_id', 'client_secret', 'code_verifier'] as const;
 const PNG_HEADER = Buffer.from('89504e470d0a1a0a0000000d49484452', 'hex');
 
+
+/** A part without Content-Disposition, of a size @fastify/multipart 10 stops reading at (form-body.ts unlessStalled). */
+const NAMELESS_PART = `--xyz\r\nContent-Transfer-Encoding: b\r\n\r\n${'x'.repeat(20_000)}\r\n`;
+
 describe('fuzzing multipart bodies', () => {
   let server: TestServer;
   let cookie: string;
@@ -48,6 +52,8 @@ describe('fuzzing multipart bodies', () => {
       ['two files', 'multipart/form-data; boundary=xyz', `${csrfPart}${filePart}x\r\n${filePart}y\r\n--xyz--\r\n`, /one file at a time/],
       ['too many fields', 'multipart/form-data; boundary=xyz', `${csrfPart}${Array.from({ length: 8 }, (_, i) => `--xyz\r\nContent-Disposition: form-data; name="f${i}"\r\n\r\nx\r\n`).join('')}--xyz--\r\n`, /more fields/],
       ['avatar sent as a text field', 'multipart/form-data; boundary=xyz', `${csrfPart}--xyz\r\nContent-Disposition: form-data; name="avatar"\r\n\r\nnot a file\r\n--xyz--\r\n`, /Choose an image/],
+      // The parser stops reading for good on this one (seed 1351356820): without a guard it was never answered.
+      ['a part without Content-Disposition of 20 KB', 'multipart/form-data; boundary=xyz', `${csrfPart}${NAMELESS_PART}--xyz--\r\n`, /cut short or the form was not well-formed/],
     ];
     for (const [name, contentType, body, message] of cases) {
       const response = await upload(contentType, body);
@@ -69,6 +75,17 @@ describe('fuzzing multipart bodies', () => {
     const after = await upload('multipart/form-data; boundary=xyz', 'x');
     assert.equal(after.status, 400, 'the server still answers');
     assert.equal((await server.storage.users.findById(userId))?.avatarUrl, 'https://images.example.com/avatar.png');
+  });
+
+  test('a multipart body the parser stops reading (a nameless part of 20 KB) is answered 400 at the token endpoint too, not left hanging', async () => {
+    const response = await sendRaw(server.baseUrl, {
+      method: 'POST',
+      path: '/oauth2/token',
+      headers: [['content-type', 'multipart/form-data; boundary=xyz']],
+      body: `--xyz\r\nContent-Disposition: form-data; name="grant_type"\r\n\r\nauthorization_code\r\n${NAMELESS_PART}--xyz--\r\n`,
+    });
+    assert.equal(response.status, 400, response.text.slice(0, 300));
+    assert.match(JSON.parse(response.text).error_description, /multipart\/form-data body is malformed/);
   });
 
   test('POST /oauth2/token with any multipart body: a 4xx RFC-shaped JSON error, never a 5xx, nothing changed', async () => {

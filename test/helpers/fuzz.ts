@@ -66,6 +66,9 @@ export interface RawHttpResponse {
  * One HTTP/1.1 request with exactly these headers (latin-1 values allowed, as on the wire) and body bytes.
  * Node refuses only what no HTTP parser would accept (CR, LF, NUL and other controls in header values).
  */
+/** How long sendRaw waits for an answer (Latch's own request timeout is 60 s, and counts only the request's arrival). */
+const SEND_TIMEOUT_MS = 15_000;
+
 export function sendRaw(
   baseUrl: string,
   init: { method: string; path: string; headers?: Array<[string, string]>; body?: Buffer | string },
@@ -90,6 +93,8 @@ export function sendRaw(
       },
     );
     request.on('error', reject);
+    // A request that gets no answer is a failure to report (with the property's seed), not a test run that hangs.
+    request.setTimeout(SEND_TIMEOUT_MS, () => request.destroy(new Error(`no answer within ${SEND_TIMEOUT_MS} ms: the server left the request hanging`)));
     request.end(init.body);
   });
 }
