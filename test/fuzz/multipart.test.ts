@@ -52,8 +52,9 @@ describe('fuzzing multipart bodies', () => {
       ['two files', 'multipart/form-data; boundary=xyz', `${csrfPart}${filePart}x\r\n${filePart}y\r\n--xyz--\r\n`, /one file at a time/],
       ['too many fields', 'multipart/form-data; boundary=xyz', `${csrfPart}${Array.from({ length: 8 }, (_, i) => `--xyz\r\nContent-Disposition: form-data; name="f${i}"\r\n\r\nx\r\n`).join('')}--xyz--\r\n`, /more fields/],
       ['avatar sent as a text field', 'multipart/form-data; boundary=xyz', `${csrfPart}--xyz\r\nContent-Disposition: form-data; name="avatar"\r\n\r\nnot a file\r\n--xyz--\r\n`, /Choose an image/],
-      // The parser stops reading for good on this one (seed 1351356820): without a guard it was never answered.
-      ['a part without Content-Disposition of 20 KB', 'multipart/form-data; boundary=xyz', `${csrfPart}${NAMELESS_PART}--xyz--\r\n`, /cut short or the form was not well-formed/],
+      // On Node 20 the parser stops reading for good on this one (seed 1351356820): without a guard it was never
+      // answered. On Node 24 it skips the part, and the form simply has no file.
+      ['a part without Content-Disposition of 20 KB', 'multipart/form-data; boundary=xyz', `${csrfPart}${NAMELESS_PART}--xyz--\r\n`, /cut short or the form was not well-formed|Choose an image/],
     ];
     for (const [name, contentType, body, message] of cases) {
       const response = await upload(contentType, body);
@@ -84,8 +85,13 @@ describe('fuzzing multipart bodies', () => {
       headers: [['content-type', 'multipart/form-data; boundary=xyz']],
       body: `--xyz\r\nContent-Disposition: form-data; name="grant_type"\r\n\r\nauthorization_code\r\n${NAMELESS_PART}--xyz--\r\n`,
     });
-    assert.equal(response.status, 400, response.text.slice(0, 300));
-    assert.match(JSON.parse(response.text).error_description, /multipart\/form-data body is malformed/);
+    // Node 20: the stalled parser is a malformed body (400). Node 24 skips the part, and the request lacks client
+    // authentication (401). Either way an RFC 6749 §5.2 answer, in time.
+    const { error, error_description: description } = JSON.parse(response.text) as { error: string; error_description: string };
+    assert.ok(
+      (response.status === 400 && /multipart\/form-data body is malformed/.test(description)) || (response.status === 401 && error === 'invalid_client'),
+      `${response.status} ${response.text.slice(0, 300)}`,
+    );
   });
 
   test('POST /oauth2/token with any multipart body: a 4xx RFC-shaped JSON error, never a 5xx, nothing changed', async () => {
