@@ -22,7 +22,7 @@ export interface SessionFacts {
 export function signInRequirement(facts: SessionFacts): SignInReason | null {
   const { session } = facts;
   if (!session) return 'no_session';
-  // OIDC Core §3.1.2.2: the session of another user than the hint names does not answer the request.
+  // OIDC Core §3.1.2.1 (id_token_hint): the session of another user than the hint names does not answer the request.
   if (facts.hintedSubject !== null && facts.hintedSubject !== String(session.userId)) return 'other_user';
   const freshSignIn = facts.authenticatedAfter !== null && session.authTime.getTime() >= facts.authenticatedAfter.getTime();
   if (freshSignIn) return null;
