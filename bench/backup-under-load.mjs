@@ -21,8 +21,8 @@ import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { buildRequest, runRequests } from './lib/http-load.mjs';
-import { basicAuthorization, ensureLatchBuilt, HOST, mintLatch, REDIRECT_URI, ROOT, setUpLatchData, startLatch } from './lib/latch.mjs';
+import { runRequests } from './lib/http-load.mjs';
+import { basicAuthorization, ensureLatchBuilt, HOST, codeExchanges, mintLatch, ROOT, setUpLatchData, startLatch } from './lib/latch.mjs';
 import { cpuMilliseconds, stopProcess } from './lib/processes.mjs';
 import { summarize } from './lib/stats.mjs';
 
@@ -101,16 +101,7 @@ try {
   /** One round of d1 at RATE; with a variant, one backup by it START_MS into the recorded part. */
   async function round(variant) {
     const codes = mintLatch(server, setup, { kind: 'code', count: Math.ceil((RATE * (DURATION_MS + SETTLE_MS)) / 1000) + 200, scope: ['profile'] });
-    const next = (i) =>
-      i < codes.length
-        ? buildRequest({
-            method: 'POST',
-            path: '/oauth2/token',
-            host,
-            headers: { Authorization: authorization, 'Content-Type': 'application/x-www-form-urlencoded' },
-            body: `grant_type=authorization_code&code=${codes[i]}&redirect_uri=${encodeURIComponent(REDIRECT_URI)}`,
-          })
-        : null;
+    const next = codeExchanges(codes, authorization, host);
     await sleep(500);
     const file = join(workDir, `backup-${Date.now()}.db`);
     const cpuBefore = cpuMilliseconds(server.pid);

@@ -8,7 +8,7 @@ import { mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
 import { buildRequest, runRequests } from './lib/http-load.mjs';
-import { basicAuthorization, BENCH_DIR, ensureLatchBuilt, HOST, mintLatch, REDIRECT_URI, setUpLatchData, startLatch } from './lib/latch.mjs';
+import { basicAuthorization, BENCH_DIR, codeExchanges, ensureLatchBuilt, HOST, mintLatch, setUpLatchData, startLatch } from './lib/latch.mjs';
 import { cpuMilliseconds, stopProcess } from './lib/processes.mjs';
 import { summarizeProfile } from './lib/profile-summary.mjs';
 
@@ -38,16 +38,7 @@ try {
     const client = scenario === 'd3' ? setup.es256 : setup;
     const codes = mintLatch(latch, client, { kind: 'code', count: Math.round(seconds * 14000), scope, nonce: scenario === 'd1' ? null : 'n' });
     const authorization = basicAuthorization(client.clientId, client.clientSecret);
-    next = (i) =>
-      i < codes.length
-        ? buildRequest({
-            method: 'POST',
-            path: '/oauth2/token',
-            host,
-            headers: { Authorization: authorization, 'Content-Type': 'application/x-www-form-urlencoded' },
-            body: `grant_type=authorization_code&code=${codes[i]}&redirect_uri=${encodeURIComponent(REDIRECT_URI)}`,
-          })
-        : null;
+    next = codeExchanges(codes, authorization, host);
   } else {
     throw new Error(`unknown scenario ${scenario}; use c, d1, d2 or d3`);
   }

@@ -16,7 +16,7 @@ import os from 'node:os';
 import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { buildRequest, runRequests } from './lib/http-load.mjs';
-import { basicAuthorization, ensureLatchBuilt, HOST, mintLatch, REDIRECT_URI, ROOT, setUpLatchData, startLatch } from './lib/latch.mjs';
+import { basicAuthorization, ensureLatchBuilt, HOST, codeExchanges, mintLatch, ROOT, setUpLatchData, startLatch } from './lib/latch.mjs';
 import { cpuMilliseconds, processTree, stopProcess } from './lib/processes.mjs';
 import { summarize } from './lib/stats.mjs';
 
@@ -111,16 +111,7 @@ try {
     } else {
       const codes = mintLatch(server, setup, { kind: 'code', count: Math.ceil((25_000 * durationMs) / 1000), scope: ['profile'] });
       const authorization = basicAuthorization(setup.clientId, setup.clientSecret);
-      next = (i) =>
-        i < codes.length
-          ? buildRequest({
-              method: 'POST',
-              path: '/oauth2/token',
-              host,
-              headers: { Authorization: authorization, 'Content-Type': 'application/x-www-form-urlencoded' },
-              body: `grant_type=authorization_code&code=${codes[i]}&redirect_uri=${encodeURIComponent(REDIRECT_URI)}`,
-            })
-          : null;
+      next = codeExchanges(codes, authorization, host);
     }
     await sleep(500);
     const tree = processTree(server.pid);

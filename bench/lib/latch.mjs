@@ -6,6 +6,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { buildRequest } from './http-load.mjs';
 import { freePort, trackChild, waitUntil } from './processes.mjs';
 
 export const BENCH_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -100,4 +101,18 @@ export function mintLatch(target, setup, { kind, count, scope, nonce = null }) {
 
 export function basicAuthorization(clientId, clientSecret) {
   return `Basic ${Buffer.from(`${encodeURIComponent(clientId)}:${encodeURIComponent(clientSecret)}`).toString('base64')}`;
+}
+
+/** The load's next(i) for code exchanges: request i exchanges codes[i] with HTTP Basic credentials; null when they run out. */
+export function codeExchanges(codes, authorization, host) {
+  return (i) =>
+    i < codes.length
+      ? buildRequest({
+          method: 'POST',
+          path: '/oauth2/token',
+          host,
+          headers: { Authorization: authorization, 'Content-Type': 'application/x-www-form-urlencoded' },
+          body: `grant_type=authorization_code&code=${codes[i]}&redirect_uri=${encodeURIComponent(REDIRECT_URI)}`,
+        })
+      : null;
 }
