@@ -55,7 +55,7 @@ const servers = [];
 try {
   for (const variant of variants) {
     const dataDir = join(workDir, variant.name);
-    const setup = setUpLatchData(dataDir);
+    const setup = setUpLatchData(dataDir, variant.root);
     const server = await startLatch(variant.name, dataDir, { env: variant.env, root: variant.root, nodeArgs: variant.nodeArgs });
     // COMPARE_SERVER_CPUS=1: the server and all its threads on that CPU list (taskset), e.g. with the client on another.
     if (env.COMPARE_SERVER_CPUS) execFileSync('taskset', ['-a', '-p', '-c', env.COMPARE_SERVER_CPUS, String(server.pid)], { stdio: 'ignore' });

@@ -1,10 +1,15 @@
 /**
- * Mints authorization codes or access tokens for Latch through its own store API (the compiled ../dist), on
- * the same SQLite file the running server uses, exactly as its authorization and token endpoints store them:
- * a fresh 256-bit secret, only its SHA-256 hash stored, the endpoint's lifetimes.
+ * Mints authorization codes, access tokens or refresh tokens for Latch through its own store API (the compiled
+ * ../dist), on the same database the running server uses (its SQLite file or PostgreSQL database), exactly as its authorization and token endpoints
+ * store them: a fresh 256-bit secret, only its SHA-256 hash stored, the endpoint's lifetimes.
  *
- *   node latch-mint.mjs '{"databaseUrl": "sqlite:…", "kind": "code"|"token", "count": N, "clientId": "…",
+ *   node latch-mint.mjs '{"databaseUrl": "sqlite:…", "kind": "code"|"token"|"refresh", "count": N, "clientId": "…",
  *                         "userId": 1, "scope": ["profile"], "redirectUri": "…", "nonce": null, "out": "file"}'
+ *
+ * A refresh token is minted the way the token endpoint issues one: a code with the scope (which must include
+ * offline_access) is inserted and redeemed through tokens.redeemCode with the authorization_code grant's
+ * refresh token, so the row has the code's grant id, auth_time and the configured idle and absolute lifetimes
+ * (the redemption's access token and spent code stay behind, as after a real exchange).
  *
  * Writes one secret per line to `out`.
  */
@@ -17,20 +22,53 @@ import { sql } from 'kysely';
 const options = JSON.parse(process.argv[2]);
 const config = loadConfig({ ...process.env, LATCH_DATABASE_URL: options.databaseUrl });
 const storage = await openStorage(options.databaseUrl, { migrate: false });
+if (options.kind === 'refresh' && !options.scope.includes('offline_access')) throw new Error('a refresh token needs offline_access in its scope (OIDC Core §11)');
 const secrets = [];
 const BATCH = 500;
+
+/** One refresh token, through a code redeemed as the authorization_code grant redeems it (the code and its access token are throwaway). */
+async function mintRefreshToken(trx, secret, now) {
+  const code = generateTimeOrderedSecret(SECRET_PREFIX.authorizationCode);
+  const codeHash = hashTimeOrderedSecret(code);
+  await trx.authorizationCodes.insert({
+    codeHash,
+    grantId: codeHash,
+    clientId: options.clientId,
+    userId: options.userId,
+    redirectUri: options.redirectUri,
+    scope: options.scope,
+    nonce: null,
+    codeChallenge: null,
+    authTime: now,
+    createdAt: now,
+    expiresAt: new Date(now.getTime() + config.authorizationCodeTtlSeconds * 1000),
+  });
+  const accessToken = { tokenHash: hashTimeOrderedSecret(generateTimeOrderedSecret(SECRET_PREFIX.accessToken)), createdAt: now, expiresAt: new Date(now.getTime() + config.accessTokenTtlSeconds * 1000) };
+  let issued = false;
+  const redeemed = await trx.tokens.redeemCode({ codeHash, clientId: options.clientId, redirectUri: options.redirectUri, codeChallenge: null }, accessToken, now, () => {
+    issued = true;
+    return {
+      tokenHash: hashTimeOrderedSecret(secret),
+      expiresAt: new Date(now.getTime() + config.refreshTokenIdleSeconds * 1000),
+      grantExpiresAt: new Date(now.getTime() + config.refreshTokenMaxSeconds * 1000),
+    };
+  });
+  if (!redeemed || !issued) throw new Error('the minted code was not redeemed with a refresh token');
+}
 try {
   for (let done = 0; done < options.count; done += BATCH) {
     const batch = [];
-    for (let i = done; i < Math.min(options.count, done + BATCH); i++) {
-      batch.push(generateTimeOrderedSecret(options.kind === 'code' ? SECRET_PREFIX.authorizationCode : SECRET_PREFIX.accessToken));
-    }
+    const prefix = { code: SECRET_PREFIX.authorizationCode, token: SECRET_PREFIX.accessToken, refresh: SECRET_PREFIX.refreshToken }[options.kind];
+    if (prefix === undefined) throw new Error(`unknown kind ${options.kind}; use code, token or refresh`);
+    for (let i = done; i < Math.min(options.count, done + BATCH); i++) batch.push(generateTimeOrderedSecret(prefix));
     const now = new Date();
     await storage.transaction(async (trx) => {
       for (const secret of batch) {
-        if (options.kind === 'code') {
+        if (options.kind === 'refresh') await mintRefreshToken(trx, secret, now);
+        else if (options.kind === 'code') {
           await trx.authorizationCodes.insert({
             codeHash: hashTimeOrderedSecret(secret),
+            grantId: hashTimeOrderedSecret(secret),
             clientId: options.clientId,
             userId: options.userId,
             redirectUri: options.redirectUri,
@@ -42,12 +80,12 @@ try {
             expiresAt: new Date(now.getTime() + config.authorizationCodeTtlSeconds * 1000),
           });
         } else {
-          await trx.accessTokens.insert({
+          await trx.tokens.insert({
             tokenHash: hashTimeOrderedSecret(secret),
             clientId: options.clientId,
             userId: options.userId,
             scope: options.scope,
-            authorizationCodeHash: null,
+            grantId: hashTimeOrderedSecret(secret),
             createdAt: now,
             expiresAt: new Date(now.getTime() + config.accessTokenTtlSeconds * 1000),
           });

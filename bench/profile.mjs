@@ -1,5 +1,5 @@
 /**
- * `npm run profile -- c|d1|d2|d3 [seconds]`: one scenario against Latch alone, with Latch under
+ * `npm run profile -- c|d1|d2|d3|g|h [seconds]`: one scenario against Latch alone, with Latch under
  * `node --cpu-prof`, then a summary of where its time went. At saturation, or at a fixed offered load with
  * BENCH_RATE=<requests a second> (open loop, as the bench's fixed-load runs). The .cpuprofile is kept in bench/results/profiles/
  * (open it in Chrome DevTools or speedscope for the flame graph).
@@ -39,8 +39,24 @@ try {
     const codes = mintLatch(latch, client, { kind: 'code', count: Math.round(seconds * 14000), scope, nonce: scenario === 'd1' ? null : 'n' });
     const authorization = basicAuthorization(client.clientId, client.clientSecret);
     next = codeExchanges(codes, authorization, host);
+  } else if (scenario === 'g') {
+    // The refresh_token grant with rotation, every refresh token fresh and presented once (run.mjs's g).
+    const tokens = mintLatch(latch, setup, { kind: 'refresh', count: Math.round(seconds * 10000), scope: ['offline_access', 'profile'] });
+    const authorization = basicAuthorization(setup.clientId, setup.clientSecret);
+    next = (i) =>
+      i < tokens.length
+        ? buildRequest({ method: 'POST', path: '/oauth2/token', host, headers: { Authorization: authorization, 'Content-Type': 'application/x-www-form-urlencoded' }, body: `grant_type=refresh_token&refresh_token=${tokens[i]}` })
+        : null;
+  } else if (scenario === 'h') {
+    // Introspection of the client's own live access tokens, a pool of 1000 round robin (run.mjs's h).
+    const tokens = mintLatch(latch, setup, { kind: 'token', count: 1000, scope: ['openid', 'profile'] });
+    const authorization = basicAuthorization(setup.clientId, setup.clientSecret);
+    const requests = tokens.map((token) =>
+      buildRequest({ method: 'POST', path: '/oauth2/introspect', host, headers: { Authorization: authorization, 'Content-Type': 'application/x-www-form-urlencoded' }, body: `token=${token}&token_type_hint=access_token` }),
+    );
+    next = (i) => requests[i % requests.length];
   } else {
-    throw new Error(`unknown scenario ${scenario}; use c, d1, d2 or d3`);
+    throw new Error(`unknown scenario ${scenario}; use c, d1, d2, d3, g or h`);
   }
   const cpuBefore = cpuMilliseconds(latch.pid);
   const result = await runRequests({ host: HOST, port: latch.port, connections, durationMs: seconds * 1000, next, ratePerSecond });

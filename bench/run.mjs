@@ -14,6 +14,9 @@
  *   BENCH_LATCH_NODE_ARGS   node options for the Latch process, e.g. "--cpu-prof --cpu-prof-dir=/tmp/p" (default none)
  *   BENCH_LATCH_ENV         extra environment for the Latch process, e.g. "LATCH_LOG_LEVEL=warn" (default none)
  *   BENCH_ONLY_LATCH        1 to measure Latch alone (the peer's runs are skipped): for trying a change, not for the report
+ *   BENCH_POSTGRES          0 to leave out Latch on PostgreSQL (default: included when the server answers, lib/postgres.mjs);
+ *                           only to leave out Latch on SQLite instead (for trying a change, not for the report)
+ *   BENCH_POSTGRES_URL      the PostgreSQL server and maintenance database (default postgres://postgres@127.0.0.1:5432/test)
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -23,6 +26,7 @@ import { buildRequest, runRequests, runVirtualUsers } from './lib/http-load.mjs'
 import { authorizePath, formBody, fullFlow, htmlInputValue, pkcePair, walkToRedirectUri } from './lib/flows.mjs';
 import { basicAuthorization, BENCH_DIR, ensureLatchBuilt, HOST, latchSupportsWorkers, mintLatch, REDIRECT_URI, ROOT, setUpLatchData, startLatch, USER_EMAIL, USER_PASSWORD } from './lib/latch.mjs';
 import { cpuMilliseconds, rssBytes, startListeningScript, stopProcess } from './lib/processes.mjs';
+import { createBenchDatabase, postgresCpuBetween, postgresCpuByPid } from './lib/postgres.mjs';
 import { renderMarkdown, renderTerminal, rewriteBenchmarks } from './lib/report.mjs';
 import { machineCpuMilliseconds, summarize } from './lib/stats.mjs';
 
@@ -41,6 +45,9 @@ const REPEATS = Number(env.BENCH_REPEATS ?? 3);
 const CONNECTIONS = Number(env.BENCH_CONNECTIONS ?? 32);
 const VIRTUAL_USERS = Number(env.BENCH_VIRTUAL_USERS ?? 8);
 const ONLY_LATCH = env.BENCH_ONLY_LATCH === '1';
+const POSTGRES_ONLY = env.BENCH_POSTGRES === 'only';
+// The scenarios Latch on PostgreSQL runs (issue 15): the hot read, the two token grants, introspection, the flow.
+const POSTGRES_SCENARIOS = new Set(['c', 'd1', 'e', 'g', 'h']);
 const ONLY = env.BENCH_SCENARIOS ? new Set(env.BENCH_SCENARIOS.split(',').map((s) => s.trim())) : null;
 
 const log = (message) => process.stderr.write(`${message}\n`);
@@ -70,7 +77,8 @@ async function mintPeer(peer, { kind, count, scope, clientId, nonce }) {
   const values = [];
   for (let done = 0; done < count; done += 20_000) {
     const batch = Math.min(20_000, count - done);
-    values.push(...(await askPeer(peer, { type: kind === 'code' ? 'mint-codes' : 'mint-tokens', count: batch, scope, clientId, redirectUri: REDIRECT_URI, nonce })));
+    const type = { code: 'mint-codes', token: 'mint-tokens', refresh: 'mint-refresh-tokens' }[kind];
+    values.push(...(await askPeer(peer, { type, count: batch, scope, clientId, redirectUri: REDIRECT_URI, nonce })));
   }
   return values;
 }
@@ -101,6 +109,7 @@ async function waitUntilQuiet() {
 async function measure(target, run) {
   await waitUntilQuiet();
   const cpuBefore = cpuMilliseconds(target.pid);
+  const postgresBefore = target.postgres ? postgresCpuByPid(target.postgres) : null;
   const machineBefore = machineCpuMilliseconds();
   const selfBefore = process.cpuUsage();
   const startedAt = new Date();
@@ -111,12 +120,19 @@ async function measure(target, run) {
   const self = process.cpuUsage(selfBefore);
   const machineAfter = machineCpuMilliseconds();
   const cpuMs = cpuMilliseconds(target.pid) - cpuBefore;
-  const ownMs = cpuMs + (self.user + self.system) / 1000;
+  // Latch on PostgreSQL: the database server's CPU for this run (its backends for Latch's database and its
+  // shared WAL writer, background writer and checkpointer), beside Latch's own.
+  const postgresMs = postgresBefore ? postgresCpuBetween(postgresBefore, postgresCpuByPid(target.postgres)) : null;
+  const ownMs = cpuMs + (postgresMs ?? 0) + (self.user + self.system) / 1000;
   const busyMs = machineAfter.busy - machineBefore.busy;
   return {
     ...result,
     cpuMsPerRequest: result.requests > 0 ? cpuMs / result.requests : NaN,
     serverCpuPercent: (cpuMs / wallMs) * 100,
+    ...(postgresMs !== null && {
+      postgresCpuMsPerRequest: result.requests > 0 ? postgresMs / result.requests : NaN,
+      postgresCpuPercent: (postgresMs / wallMs) * 100,
+    }),
     // The load client's own share of a core: what it leaves the server on a 2-core machine.
     clientCpuPercent: (((self.user + self.system) / 1000) / wallMs) * 100,
     // Wall-clock bounds, to line a run up with a trace of the server (lib/stall-trace.mjs).
@@ -126,6 +142,17 @@ async function measure(target, run) {
     otherCpuPercent: Math.max(0, ((busyMs - ownMs) / wallMs) * 100),
     rssBytes: rssBytes(target.pid),
   };
+}
+
+/** A POST of a form to `path` with HTTP Basic client authentication, as every token-endpoint scenario sends it. */
+function formPost(target, path, credentials, body) {
+  return buildRequest({
+    method: 'POST',
+    path,
+    host: `${HOST}:${target.port}`,
+    headers: { Authorization: credentials, 'Content-Type': 'application/x-www-form-urlencoded', Accept: 'application/json' },
+    body,
+  });
 }
 
 function tokenRequest(target, credentials, code) {
@@ -152,6 +179,7 @@ async function main() {
   const workDir = mkdtempSync(join(os.tmpdir(), 'latch-bench-'));
   const results = { scenarios: [], fixedLoad: [], workers: null, notes: [], argon2: null, clientCheck: null };
   const servers = [];
+  let postgresDatabases = [];
   try {
     // Latch's data: a fresh SQLite database, one user, one client, through the CLI.
     const latchDir = join(workDir, 'latch');
@@ -166,11 +194,36 @@ async function main() {
       env: Object.fromEntries((env.BENCH_LATCH_ENV ?? '').split(' ').filter(Boolean).map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)])),
     });
     servers.push(latch);
+    // Latch on PostgreSQL (issue 15): the same command and shipped settings on a fresh database of the local
+    // server; its rows are left out, and say so, when PostgreSQL does not answer.
+    const postgresDatabase = await createBenchDatabase('serve');
+    postgresDatabases.push(postgresDatabase);
+    let latchPg = { name: 'Latch on PostgreSQL', kind: 'latchpg' };
+    let latchPgSetup = null;
+    if (postgresDatabase.skip) {
+      log(`Latch on PostgreSQL: skipped (${postgresDatabase.skip})`);
+      results.notes.push(`Latch on PostgreSQL: skipped (${postgresDatabase.skip})`);
+    } else {
+      const latchPgDir = join(workDir, 'latch-postgres');
+      latchPgSetup = setUpLatchData(latchPgDir, ROOT, postgresDatabase.databaseUrl);
+      latchPg = await startLatch('Latch on PostgreSQL', latchPgDir, {
+        databaseUrl: postgresDatabase.databaseUrl,
+        nodeArgs: env.BENCH_LATCH_NODE_ARGS ? env.BENCH_LATCH_NODE_ARGS.split(' ') : [],
+        env: Object.fromEntries((env.BENCH_LATCH_ENV ?? '').split(' ').filter(Boolean).map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)])),
+      });
+      latchPg.kind = 'latchpg';
+      latchPg.postgres = postgresDatabase.name;
+      servers.push(latchPg);
+      results.postgres = { version: postgresDatabase.version, synchronousCommit: postgresDatabase.synchronousCommit };
+    }
+    /** Latch on PostgreSQL's target for a scenario, or a skipped one saying why. */
+    const postgresTarget = (make) => (postgresDatabase.skip ? { server: latchPg, skip: postgresDatabase.skip } : make());
     const peer = { name: 'node-oidc-provider', kind: 'peer', ...(await startListeningScript(join(BENCH_DIR, 'servers', 'peer.mjs'), { cwd: BENCH_DIR, env: { ...env, PORT: '0' }, ipc: true })) };
     servers.push(peer);
     const { PEER_CLIENT, PEER_CLIENT_ES256 } = await import('./servers/peer-clients.mjs');
     const credentials = {
       latch: basicAuthorization(latchSetup.clientId, latchSetup.clientSecret),
+      latchPg: latchPgSetup && basicAuthorization(latchPgSetup.clientId, latchPgSetup.clientSecret),
       peer: basicAuthorization(PEER_CLIENT.client_id, PEER_CLIENT.client_secret),
       peerEs256: basicAuthorization(PEER_CLIENT_ES256.client_id, PEER_CLIENT_ES256.client_secret),
     };
@@ -208,6 +261,7 @@ async function main() {
       const entry = { id: definition.id, title: definition.title, unit: definition.unit ?? 'req/s', runs: {}, notes: [...(definition.notes ?? [])] };
       results.scenarios.push(entry);
       if (ONLY_LATCH) for (const t of definition.targets) if (t.server.kind === 'peer' && t.skip === undefined) t.skip = 'BENCH_ONLY_LATCH=1';
+      if (POSTGRES_ONLY) for (const t of definition.targets) if (t.server.kind === 'latch' && t.skip === undefined) t.skip = 'BENCH_POSTGRES=only';
       const targets = definition.targets.filter((t) => t.skip === undefined);
       for (const skipped of definition.targets.filter((t) => t.skip !== undefined)) {
         entry.notes.push(`${skipped.server.name}: ${skipped.skip}`);
@@ -229,7 +283,7 @@ async function main() {
         if (!ratePerSecond) rateEstimate.set(target, Math.max(rateEstimate.get(target) ?? 0, result.rps));
         // A warm-up that runs out of codes has done its job (it sizes the pools of the measured runs); a measured
         // run that does is reported.
-        if (result.exhausted && !warmUp) entry.notes.push(`${target.server.name}: the pool of single-use codes ran out before the end of a run; its rate is over the time it lasted`);
+        if (result.exhausted && !warmUp) entry.notes.push(`${target.server.name}: the pool of single-use codes or refresh tokens ran out before the end of a run; its rate is over the time it lasted`);
         return result;
       };
       for (const target of targets) {
@@ -241,7 +295,7 @@ async function main() {
         for (const target of order) {
           const result = await runOnce(target, DURATION_MS);
           (entry.runs[target.server.kind] ??= { results: [] }).results.push(result);
-          log(`  ${definition.id} ${target.server.name} #${repeat + 1}: ${result.rps.toFixed(0)} ${entry.unit}, p50 ${result.p50.toFixed(2)} ms, p99 ${result.p99.toFixed(2)} ms, errors ${result.errors}${result.errorSamples.length ? ` (${result.errorSamples[0]})` : ''}, cpu ${result.cpuMsPerRequest.toFixed(3)} ms/req, others ${result.otherCpuPercent.toFixed(0)}%`);
+          log(`  ${definition.id} ${target.server.name} #${repeat + 1}: ${result.rps.toFixed(0)} ${entry.unit}, p50 ${result.p50.toFixed(2)} ms, p99 ${result.p99.toFixed(2)} ms, errors ${result.errors}${result.errorSamples.length ? ` (${result.errorSamples[0]})` : ''}, cpu ${result.cpuMsPerRequest.toFixed(3)} ms/req${result.postgresCpuMsPerRequest !== undefined ? ` + PostgreSQL ${result.postgresCpuMsPerRequest.toFixed(3)}` : ''}, others ${result.otherCpuPercent.toFixed(0)}%`);
         }
       }
       for (const run of Object.values(entry.runs)) {
@@ -250,6 +304,11 @@ async function main() {
         run.p50 = summarize(run.results.map((r) => r.p50));
         run.p99 = summarize(run.results.map((r) => r.p99));
         run.cpuMsPerRequest = summarize(run.results.map((r) => r.cpuMsPerRequest));
+        run.serverCpuPercent = summarize(run.results.map((r) => r.serverCpuPercent));
+        if (run.results[0].postgresCpuMsPerRequest !== undefined) {
+          run.postgresCpuMsPerRequest = summarize(run.results.map((r) => r.postgresCpuMsPerRequest));
+          run.postgresCpuPercent = summarize(run.results.map((r) => r.postgresCpuPercent));
+        }
         run.errors = run.results.reduce((sum, r) => sum + r.errors, 0);
         run.otherCpuPercent = summarize(run.results.map((r) => r.otherCpuPercent));
       }
@@ -302,7 +361,11 @@ async function main() {
     const userinfoEntry = await scenario({
       id: 'c',
       title: 'userinfo with a valid token',
-      targets: [userinfoTarget(latch, latchTokens), userinfoTarget(peer, peerTokens)],
+      targets: [
+        userinfoTarget(latch, latchTokens),
+        postgresTarget(() => userinfoTarget(latchPg, !wanted('c') ? [] : mintLatch(latchPg, latchPgSetup, { kind: 'token', count: 1000, scope: ['openid', 'profile'] }))),
+        userinfoTarget(peer, peerTokens),
+      ],
     });
 
     // (d1–d3) code exchange, every code fresh and used once
@@ -332,7 +395,17 @@ async function main() {
     const exchangeEntry = await scenario({
       id: 'd1',
       title: 'code exchange, scope=profile',
-      targets: codeTargets({ latchScope: ['profile'], peerScope: 'profile', peerClient: PEER_CLIENT, isOk: exchangeOk }),
+      targets: ((variant) => {
+        const [latchTarget, peerTarget] = codeTargets(variant);
+        const latchPgTarget = postgresTarget(() => ({ server: latchPg, rateGuess: 3000 }));
+        if (!latchPgTarget.skip) {
+          latchPgTarget.prepare = async (count) => {
+            const codes = mintLatch(latchPg, latchPgSetup, { kind: 'code', count, scope: variant.latchScope });
+            return { next: (i) => (i < codes.length ? tokenRequest(latchPg, credentials.latchPg, codes[i]) : null), isOk: variant.isOk };
+          };
+        }
+        return [latchTarget, latchPgTarget, peerTarget];
+      })({ latchScope: ['profile'], peerScope: 'profile', peerClient: PEER_CLIENT, isOk: exchangeOk }),
     });
     {
       const [latchTarget, peerTarget] = codeTargets({ latchScope: ['openid', 'profile'], peerScope: 'openid profile', peerClient: PEER_CLIENT, nonce: 'bench-nonce', isOk: withIdToken('RS256') });
@@ -377,10 +450,10 @@ async function main() {
       }),
     });
     const flowVariants = [
-      { id: 'e', alg: latchEcIdTokenAlg ?? 'ES256', latchClient: latchSetup.es256, peerClient: PEER_CLIENT_ES256 },
+      { id: 'e', alg: latchEcIdTokenAlg ?? 'ES256', latchClient: latchSetup.es256, latchPgClient: latchPgSetup?.es256, peerClient: PEER_CLIENT_ES256 },
       { id: 'e-rs256', alg: 'RS256', latchClient: latchSetup, peerClient: PEER_CLIENT },
     ];
-    for (const { id, alg, latchClient, peerClient } of flowVariants) {
+    for (const { id, alg, latchClient, latchPgClient, peerClient } of flowVariants) {
       await scenario({
         id,
         title: `full flow: authorize → code → token → userinfo, ${alg} id_token`,
@@ -390,6 +463,7 @@ async function main() {
         ],
         targets: [
           latchClient ? flowTarget(latch, latchClient) : { server: latch, skip: 'this build has no per-client ES256/EdDSA id_tokens' },
+          ...(id === 'e' ? [postgresTarget(() => flowTarget(latchPg, latchPgClient))] : []),
           flowTarget(peer, { clientId: peerClient.client_id, clientSecret: peerClient.client_secret }),
         ],
       });
@@ -433,11 +507,72 @@ async function main() {
       results.argon2 = { perSecond: summarize(argon2Runs.map((r) => r.perSecond)), options: argon2Runs[0].options, threadPoolSize: argon2Runs[0].threadPoolSize };
     }
 
-    // p99 at a fixed offered load: half of the peer's maximum, for (c) and (d1). The bare server runs at the
+    // (g) the refresh_token grant with rotation: every request presents a fresh refresh token once (minted ahead,
+    // as the codes of d1 are), with the client authentication of d1, and gets a new refresh token and access
+    // token back. Scope offline_access profile on both servers: no id_token, as in d1.
+    const refreshOk = (response) => response.status === 200 && response.body.includes('"refresh_token"');
+    const refreshTargets = () => {
+      const refreshBody = (token) => `grant_type=refresh_token&refresh_token=${encodeURIComponent(token)}`;
+      return [
+        {
+          server: latch,
+          rateGuess: 4000,
+          prepare: async (count) => {
+            const tokens = mintLatch(latch, latchSetup, { kind: 'refresh', count, scope: ['offline_access', 'profile'] });
+            return { next: (i) => (i < tokens.length ? formPost(latch, '/oauth2/token', credentials.latch, refreshBody(tokens[i])) : null), isOk: refreshOk };
+          },
+        },
+        postgresTarget(() => ({
+          server: latchPg,
+          rateGuess: 2000,
+          prepare: async (count) => {
+            const tokens = mintLatch(latchPg, latchPgSetup, { kind: 'refresh', count, scope: ['offline_access', 'profile'] });
+            return { next: (i) => (i < tokens.length ? formPost(latchPg, '/oauth2/token', credentials.latchPg, refreshBody(tokens[i])) : null), isOk: refreshOk };
+          },
+        })),
+        {
+          server: peer,
+          rateGuess: 2000,
+          prepare: async (count) => {
+            const tokens = await mintPeer(peer, { kind: 'refresh', count, scope: 'offline_access profile', clientId: PEER_CLIENT.client_id });
+            return { next: (i) => (i < tokens.length ? formPost(peer, '/oauth2/token', credentials.peer, refreshBody(tokens[i])) : null), isOk: refreshOk };
+          },
+        },
+      ];
+    };
+    const refreshEntry = await scenario({
+      id: 'g',
+      title: 'refresh_token grant with rotation',
+      notes: ['every refresh token fresh and presented once; scope offline_access profile (no id_token); HTTP Basic client authentication; the answer holds the rotated refresh token'],
+      targets: refreshTargets(),
+    });
+
+    // (h) token introspection (RFC 7662): the client asks about one of its own live access tokens (a pool of
+    // 1000, round robin, as in c), with HTTP Basic client authentication and token_type_hint=access_token.
+    const introspectionOk = (response) => response.status === 200 && response.body.includes('"active":true');
+    const introspectionTarget = (server, authorization, tokens) => ({
+      server,
+      prepare: async () => {
+        const requests = tokens.map((token) => formPost(server, '/oauth2/introspect', authorization, `token=${encodeURIComponent(token)}&token_type_hint=access_token`));
+        return { next: (i) => requests[i % requests.length], isOk: introspectionOk };
+      },
+    });
+    const introspectionEntry = await scenario({
+      id: 'h',
+      title: 'token introspection, a live access token',
+      notes: ['the client introspects its own access tokens (a pool of 1000, round robin); scope openid profile; HTTP Basic client authentication'],
+      targets: [
+        introspectionTarget(latch, credentials.latch, wanted('h') ? mintLatch(latch, latchSetup, { kind: 'token', count: 1000, scope: ['openid', 'profile'] }) : []),
+        postgresTarget(() => introspectionTarget(latchPg, credentials.latchPg, wanted('h') ? mintLatch(latchPg, latchPgSetup, { kind: 'token', count: 1000, scope: ['openid', 'profile'] }) : [])),
+        introspectionTarget(peer, credentials.peer, wanted('h') ? await mintPeer(peer, { kind: 'token', count: 1000, scope: 'openid profile', clientId: PEER_CLIENT.client_id }) : []),
+      ],
+    });
+
+    // p99 at a fixed offered load: half of the peer's maximum, for (c), (d1), (g) and (h). The bare server runs at the
     // same rate beside Latch and the peer: its p99 is the floor this machine and load client set (timer and
     // scheduling jitter, two cores shared by client and server), below which no server's figure can go.
     let bareWarm = wanted('a');
-    for (const entry of [userinfoEntry, exchangeEntry]) {
+    for (const entry of [userinfoEntry, exchangeEntry, refreshEntry, introspectionEntry]) {
       if (!entry || !entry.runs.peer?.rps) continue;
       const rate = Math.round(entry.runs.peer.rps.median / 2);
       const fixed = { id: entry.id, title: entry.title, ratePerSecond: rate, runs: {} };
@@ -512,6 +647,57 @@ async function main() {
       }
     }
 
+    // Latch --workers 2 on PostgreSQL against one process on PostgreSQL, on (c) and (d1): a fresh database of its own.
+    if ((env.BENCH_WORKERS ?? '1') !== '0' && (wanted('c') || wanted('d1')) && !postgresDatabase.skip && latchSupportsWorkers()) {
+      const workersDatabase = await createBenchDatabase('workers');
+      if (!workersDatabase.skip) {
+        postgresDatabases.push(workersDatabase);
+        const workersDir = join(workDir, 'latch-postgres-workers');
+        const workersSetup = setUpLatchData(workersDir, ROOT, workersDatabase.databaseUrl);
+        const latchPg2 = await startLatch('Latch on PostgreSQL --workers 2', workersDir, { extraArgs: ['--workers', '2'], databaseUrl: workersDatabase.databaseUrl });
+        latchPg2.kind = 'latchpg2';
+        latchPg2.postgres = workersDatabase.name;
+        servers.push(latchPg2);
+        results.postgresWorkers = { scenarios: [] };
+        const workerCredentials = basicAuthorization(workersSetup.clientId, workersSetup.clientSecret);
+        const tokens = mintLatch(latchPg2, workersSetup, { kind: 'token', count: 1000, scope: ['openid', 'profile'] });
+        const definitions = [
+          { id: 'c', target: userinfoTarget(latchPg2, tokens) },
+          {
+            id: 'd1',
+            target: {
+              server: latchPg2,
+              rateGuess: 3000,
+              prepare: async (count) => {
+                const codes = mintLatch(latchPg2, workersSetup, { kind: 'code', count, scope: ['profile'] });
+                return { next: (i) => (i < codes.length ? tokenRequest(latchPg2, workerCredentials, codes[i]) : null), isOk: exchangeOk };
+              },
+            },
+          },
+        ];
+        for (const { id, target } of definitions) {
+          const single = results.scenarios.find((s) => s.id === id);
+          if (!single?.runs.latchpg?.rps) continue;
+          await single.runOnce(target, WARMUP_MS, undefined, { warmUp: true });
+          const runs = [];
+          for (let repeat = 0; repeat < REPEATS; repeat++) {
+            runs.push(await single.runOnce(target, DURATION_MS));
+            log(`  ${id} Latch on PostgreSQL --workers 2 #${repeat + 1}: ${runs.at(-1).rps.toFixed(0)} req/s, p99 ${runs.at(-1).p99.toFixed(2)} ms, errors ${runs.at(-1).errors}, PostgreSQL ${runs.at(-1).postgresCpuMsPerRequest.toFixed(3)} ms/req`);
+          }
+          results.postgresWorkers.scenarios.push({
+            id,
+            title: single.title,
+            single: single.runs.latchpg.rps,
+            workers: summarize(runs.map((r) => r.rps)),
+            p99: summarize(runs.map((r) => r.p99)),
+            cpuMsPerRequest: summarize(runs.map((r) => r.cpuMsPerRequest)),
+            postgresCpuMsPerRequest: summarize(runs.map((r) => r.postgresCpuMsPerRequest)),
+            errors: runs.reduce((sum, r) => sum + r.errors, 0),
+          });
+        }
+      }
+    }
+
     const machine = {
       date: startedAt.toISOString(),
       node: process.version,
@@ -536,7 +722,7 @@ async function main() {
     mkdirSync(join(BENCH_DIR, 'results'), { recursive: true });
     writeFileSync(join(BENCH_DIR, 'results', `bench-${startedAt.toISOString().replace(/[:.]/g, '-')}.json`), JSON.stringify(report, null, 2));
     process.stdout.write(`${renderTerminal(report)}\n`);
-    if ((env.BENCH_WRITE_REPORT ?? '1') !== '0' && !ONLY_LATCH) {
+    if ((env.BENCH_WRITE_REPORT ?? '1') !== '0' && !ONLY_LATCH && !POSTGRES_ONLY) {
       const target = join(ROOT, 'BENCHMARKS.md');
       // The sections from "## Measured separately" on (and memory.mjs's) are not this run's: kept as they are.
       writeFileSync(target, rewriteBenchmarks(renderMarkdown(report), existsSync(target) ? readFileSync(target, 'utf8') : ''));
@@ -544,6 +730,7 @@ async function main() {
     }
   } finally {
     for (const server of servers.reverse()) await stopProcess(server.child);
+    for (const database of postgresDatabases ?? []) await database.drop?.();
     rmSync(workDir, { recursive: true, force: true });
   }
 }

@@ -1,9 +1,10 @@
 /**
  * buildApp: the whole HTTP application, built without listening so that tests and the server share it.
  *
- * Three encapsulated plugin groups map to the three error surfaces (STYLE.md §4): `oauthApi` (token,
- * userinfo: JSON errors), `authorizeFlow` (authorize and the consent decision: redirect or error page) and
- * `pages` (sign-in and the other pages: HTML errors). Dependencies are passed as arguments, not decorators.
+ * Three encapsulated plugin groups map to the three error surfaces (docs/protocol-decisions.md "Error model"):
+ * `oauthApi` (token, revocation, introspection: JSON errors), `authorizeFlow` (authorize and the consent
+ * decision: redirect or error page) and `pages` (sign-in and the other pages: HTML errors). Dependencies are passed
+ * as arguments, not decorators.
  */
 import { randomUUID } from 'node:crypto';
 import type { ServerOptions } from 'node:http';
@@ -14,31 +15,42 @@ import fastifyFormbody from '@fastify/formbody';
 import fastifyMultipart from '@fastify/multipart';
 import Fastify, { LogController, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import { createMemoryAttemptCounter, SignInThrottle, type AttemptCounter } from './accounts/sign-in-throttle.js';
+import { AuditLog } from './audit/audit-log.js';
 import type { Config } from './config.js';
-import { SigningKeyCache } from './crypto/signing-key-cache.js';
-import { InvalidRequest } from './errors.js';
+import { SigningKeyCache } from './keys/signing-key-cache.js';
+import { InvalidRequest, PageError } from './errors.js';
 import { answerClientError, answerFrameworkError, describeClientGone, isClientGone } from './http/client-error.js';
-import { authorizeErrorHandler, oauthJsonErrorHandler, pageErrorHandler } from './http/error-handlers.js';
+import { authorizeErrorHandler, oauthJsonErrorHandler, pageErrorHandler } from './oauth/error-surfaces.js';
 import { registerBatchedWrites } from './http/batched-writes.js';
 import { registerHealthRoutes } from './http/health.js';
+import { createRouteMethods } from './http/route-methods.js';
 import { noteRequestFailure, requestFailure } from './http/request-failure.js';
 import { computeHelmetHeaders, splitDocumentOnlyHeaders } from './http/security-headers.js';
 import './http/request-context.js';
 import { registerAccountRoutes } from './accounts/account-routes.js';
+import { registerTwoStepRoutes } from './accounts/second-factor/two-step-routes.js';
 import { registerEmailVerificationRoutes } from './accounts/email-verification-routes.js';
+import { registerHomeRoutes } from './accounts/home-routes.js';
 import { registerPasswordResetRoutes } from './accounts/password-reset-routes.js';
+import { registerSignInRoutes } from './accounts/sign-in-routes.js';
 import { registerSignupRoutes } from './accounts/signup-routes.js';
 import { registerDeveloperRoutes } from './developer/developer-routes.js';
-import { registerLoginRoutes } from './interaction/login.js';
 import { createMailer, type Mailer } from './mail/mailer.js';
 import { outboxPageIsAvailable, registerOutboxRoutes } from './mail/outbox-routes.js';
 import { registerAuthorizeRoutes } from './oauth/authorize.js';
+import { registerClientCors } from './oauth/cors.js';
+import { registerRegistrationRoutes } from './oauth/registration.js';
 import { registerDiscoveryRoutes } from './oauth/discovery.js';
+import { registerIntrospectionRoute } from './oauth/introspection.js';
 import { registerJwksRoute } from './oauth/jwks.js';
+import { registerLogoutRoutes } from './oauth/logout.js';
+import { registerRevocationRoute } from './oauth/revocation.js';
 import { registerTokenRoute } from './oauth/token.js';
 import { registerUserinfoRoutes } from './oauth/userinfo.js';
+import type { Observability } from './observability/observability.js';
+import { noSessionEndings, type SessionEndings } from './session/session-endings.js';
 import type { Storage } from './storage/storage.js';
-import { renderErrorPage } from './views/render.js';
+import { renderErrorPage } from './http/render-page.js';
 import { SCRIPT } from './views/script.js';
 import { STYLESHEET } from './views/styles.js';
 
@@ -54,6 +66,12 @@ export interface AppDeps {
   logger?: FastifyServerOptions['logger'];
   /** Whether the shared counters' store (Redis) answers; reported by /readyz. Absent when none is configured. */
   sharedCounterStatus?: () => 'ok' | 'degraded';
+  /** Told whenever browser sessions end through a person's action (session/session-endings.ts); nobody by default. */
+  sessionEndings?: SessionEndings;
+  /** Metrics, tracing and Server-Timing (observability/observability.ts); their hooks are added first. None by default. */
+  observability?: Pick<Observability, 'instrument'>;
+  /** The audit trail's writer (audit/audit-log.ts); made here (and flushed when the app closes) when not given. */
+  auditLog?: AuditLog;
 }
 
 /** Form bodies are small: the largest legitimate one is a consent form carrying an authorization request. */
@@ -61,9 +79,10 @@ const BODY_LIMIT_BYTES = 64 * 1024;
 
 /**
  * Log lines are buffered and written to stdout in chunks of whole lines, off the event loop: when 2 KiB have
- * gathered, else every 250 ms, and at exit. One write per line cost up to a fifth of a userinfo request's CPU
- * under load (bench/compare.mjs), most of it in handing each write to the thread pool. A chunk stays within
- * 4 KiB (PIPE_BUF), so that the lines of several processes on one pipe (`latch serve --workers`) never mix.
+ * gathered, else every 250 ms, and at exit. One write per line was a large share of a userinfo request's CPU under
+ * load, most of it in handing each write to the thread pool (BENCHMARKS.md, "Request log: buffered writes"). A
+ * chunk stays within 4 KiB (PIPE_BUF), so that the lines of several processes on one pipe
+ * (`latch serve --workers`) never mix.
  */
 const LOG_BUFFER_BYTES = 2048;
 const LOG_WRITE_MAX_BYTES = 4096;
@@ -79,7 +98,8 @@ export function buildLoggerOptions(config: Config): FastifyServerOptions['logger
     level: config.logLevel,
     // Nothing secret in logs: a request is logged as method, path without its query string (codes, states)
     // and address, never with its headers; a reply as its status (Fastify's res serializer). No pino redact:
-    // with these serializers no header can reach a log line, and redaction cost 2-5% of a userinfo request.
+    // with these serializers no header can reach a log line, and redaction costs CPU on every request
+    // (BENCHMARKS.md, "Request log: serializers instead of redaction").
     serializers: {
       req: (request: { method: string; url: string; ip?: string }) => ({
         method: request.method,
@@ -91,9 +111,9 @@ export function buildLoggerOptions(config: Config): FastifyServerOptions['logger
 }
 
 /**
- * One log line per request instead of Fastify's two ("incoming request", then "request completed"): the same
- * facts (method, path, client address, status, time, request id) at half the logging cost on the hot paths,
- * where request logging was ~5% of a userinfo request's CPU in the bench profile.
+ * One log line per request instead of Fastify's two ("incoming request", then "request completed"): the same facts
+ * (method, path, client address, status, time, request id) at half the logging cost on the hot paths
+ * (BENCHMARKS.md, "Request log: one line per request").
  *
  * The log tells operators what is theirs to fix: a client's mistake (every 4xx) is this one line at info, with
  * the error and reason the client was sent (http/request-failure.ts), never a stack. Error level, with the
@@ -166,7 +186,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     frameworkErrors: answerFrameworkError,
     ...requestTimeouts(config),
   });
+  // Before any route: its hooks are added per route as routes are registered.
+  deps.observability?.instrument(app);
+  // Every route as registered, so that a known path asked with another method is 405 with Allow (route-methods.ts).
+  const routeMethods = createRouteMethods();
+  app.addHook('onRoute', (route) => routeMethods.add(route.method, route.url));
   const attemptCounter = deps.attemptCounter ?? createMemoryAttemptCounter();
+  const sessionEndings = deps.sessionEndings ?? noSessionEndings;
   const signInThrottle = new SignInThrottle(attemptCounter, {
     maxFailuresPerAccount: config.signInMaxFailuresPerAccount,
     maxFailuresPerAddress: config.signInMaxFailuresPerAddress,
@@ -182,13 +208,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   // What every response carries: the request id, and helmet's headers, computed once (security-headers.ts);
   // those that only concern documents go on pages and the authorize flow, not on JSON answers.
-  // Pages set their own CSP (views/render.tsx); API responses get this strict default.
+  // Pages set their own CSP (http/render-page.tsx); API responses get this strict default.
   const securityHeaders = splitDocumentOnlyHeaders(computeHelmetHeaders({
     contentSecurityPolicy: { useDefaults: false, directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"], baseUri: ["'none'"], formAction: ["'none'"] } },
     frameguard: { action: 'deny' },
     referrerPolicy: { policy: 'no-referrer' },
     crossOriginResourcePolicy: { policy: 'same-site' },
-    strictTransportSecurity: config.issuer.startsWith('https:') ? { maxAge: 31536000 } : false,
+    strictTransportSecurity: config.secureCookies ? { maxAge: 31536000 } : false,
   }));
   const addDocumentHeaders = (_request: FastifyRequest, reply: FastifyReply, done: () => void) => {
     reply.headers(securityHeaders.documentsOnly);
@@ -208,6 +234,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // JSON shape as the API's, with a description and the request id.
   app.setErrorHandler(oauthJsonErrorHandler(storage, 'request'));
   registerBatchedWrites(app);
+  const audit = deps.auditLog ?? new AuditLog(storage, { logger: app.log });
+  if (!deps.auditLog) app.addHook('onClose', async () => audit.close());
   const mailer = deps.mailer ?? createMailer(config, storage, app.log);
   app.addHook('onClose', async () => mailer.close());
   if (mailer.kind === 'outbox') {
@@ -222,8 +250,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(fastifyFormbody, { bodyLimit: BODY_LIMIT_BYTES });
   await app.register(fastifyCsrfProtection, {
     sessionPlugin: '@fastify/cookie',
-    cookieKey: config.issuer.startsWith('https:') ? '__Host-latch_csrf' : 'latch_csrf',
-    cookieOpts: { path: '/', sameSite: 'lax', httpOnly: true, secure: config.issuer.startsWith('https:') },
+    cookieKey: config.secureCookies ? '__Host-latch_csrf' : 'latch_csrf',
+    cookieOpts: { path: '/', sameSite: 'lax', httpOnly: true, secure: config.secureCookies },
     // A failed CSRF check is the client's: told at info in the request's one line (error handlers), not a warning.
     logLevel: 'debug',
     getToken: (request) => {
@@ -237,15 +265,33 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
 
   await app.register(async function oauthApi(api) {
-    // DESIGN "Token endpoint": form-urlencoded and multipart bodies only (RFC 6749 §4.1.3); a JSON body is
-    // invalid_request, not a second, undocumented way in.
+    // Form-urlencoded and multipart bodies only (RFC 6749 §4.1.3; docs/protocol-decisions.md "Token endpoint"):
+    // a JSON body is invalid_request, not a second, undocumented way in.
     api.removeContentTypeParser(['application/json', 'text/plain']);
     // Multipart bodies are read part by part in the route (http/form-body.ts), within these limits.
     await api.register(fastifyMultipart, {
       limits: { fields: 30, fieldSize: 16 * 1024, files: 0, parts: 30, headerPairs: 50 },
     });
     api.setErrorHandler(oauthJsonErrorHandler(storage, 'token'));
-    registerTokenRoute(api, { storage, config, signingKeys });
+    // Single-page apps (public clients) call these across origins; introspection stays closed to browsers.
+    registerClientCors(api, storage, { '/oauth2/token': { rule: 'client', methods: 'POST' }, '/oauth2/revoke': { rule: 'client', methods: 'POST' } });
+    registerTokenRoute(api, { storage, config, signingKeys, audit });
+    // The same bodies and client authentication as the token endpoint (RFC 7009 §2.1, RFC 7662 §2.1); each in
+    // its own scope only so that a client's failures are recorded under the endpoint they happened at.
+    await api.register(async function revocation(scope) {
+      scope.setErrorHandler(oauthJsonErrorHandler(storage, 'revocation'));
+      registerRevocationRoute(scope, { storage, audit });
+    });
+    await api.register(async function introspection(scope) {
+      scope.setErrorHandler(oauthJsonErrorHandler(storage, 'introspection'));
+      registerIntrospectionRoute(scope, { storage, config });
+    });
+  });
+
+  // RFC 7591/7592: JSON bodies (the root parser), JSON errors.
+  await app.register(async function registrationApi(api) {
+    api.setErrorHandler(oauthJsonErrorHandler(storage, 'registration'));
+    registerRegistrationRoutes(api, { storage, config, audit, counter: attemptCounter });
   });
 
   await app.register(async function discoveryApi(api) {
@@ -256,25 +302,30 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   await app.register(async function userinfoApi(api) {
     api.setErrorHandler(oauthJsonErrorHandler(storage, 'userinfo'));
+    registerClientCors(api, storage, { '/oauth2/userinfo': { rule: 'any public client', methods: 'GET, POST' } });
     registerUserinfoRoutes(api, { storage });
   });
 
   await app.register(async function authorizeFlow(flow) {
     flow.addHook('onRequest', addDocumentHeaders);
     flow.setErrorHandler(authorizeErrorHandler(storage, config));
-    registerAuthorizeRoutes(flow, { storage, config, signingKeys });
+    registerAuthorizeRoutes(flow, { storage, config, signingKeys, audit });
   });
 
   await app.register(async function pages(pageScope) {
     pageScope.addHook('onRequest', addDocumentHeaders);
     pageScope.setErrorHandler(pageErrorHandler());
-    registerLoginRoutes(pageScope, { storage, config, signInThrottle });
-    const accountDeps = { storage, config, mailer, attemptCounter };
+    registerHomeRoutes(pageScope, { storage, config });
+    registerSignInRoutes(pageScope, { storage, config, signInThrottle, sessionEndings, audit });
+    const accountDeps = { storage, config, mailer, attemptCounter, sessionEndings, audit };
     registerSignupRoutes(pageScope, accountDeps);
     registerEmailVerificationRoutes(pageScope, accountDeps);
     registerPasswordResetRoutes(pageScope, accountDeps);
     registerAccountRoutes(pageScope, accountDeps);
-    registerDeveloperRoutes(pageScope, { storage, config });
+    registerTwoStepRoutes(pageScope, accountDeps);
+    registerDeveloperRoutes(pageScope, { storage, config, audit });
+    // A browser endpoint with pages of its own (OIDC RP-Initiated Logout 1.0): errors are pages, never redirects.
+    registerLogoutRoutes(pageScope, { storage, config, signingKeys, sessionEndings, audit });
     registerOutboxRoutes(pageScope, { storage, config });
     pageScope.get('/assets/latch.css', async (_request, reply) =>
       reply.type('text/css; charset=utf-8').header('cache-control', 'public, max-age=3600').send(STYLESHEET),
@@ -285,12 +336,27 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
 
   app.setNotFoundHandler(async (request, reply) => {
-    const error = new InvalidRequest(`No such endpoint: ${request.method} ${request.url.split('?')[0]}`);
+    const path = request.url.split('?')[0] ?? '/';
+    const allowed = routeMethods.allowed(path);
+    if (allowed.length > 0) {
+      // RFC 9110 §15.5.6: the path exists; say which methods it answers.
+      reply.code(405).header('allow', allowed.join(', '));
+      // What to use instead: HEAD and OPTIONS (CORS preflights) go without saying.
+      const instead = allowed.filter((m) => m !== 'HEAD' && m !== 'OPTIONS').join(' and ');
+      const description = `${path} answers ${instead}, not ${request.method}`;
+      if (request.url.startsWith('/oauth2/') || request.url.startsWith('/.well-known/')) {
+        return reply.send({ error: 'invalid_request', error_description: description, request_id: request.id });
+      }
+      reply.headers(securityHeaders.documentsOnly);
+      return renderErrorPage(reply, request, new PageError(405, `This address answers ${instead} requests only, not ${request.method}.`));
+    }
     if (request.url.startsWith('/oauth2/') || request.url.startsWith('/.well-known/')) {
-      return reply.code(404).send({ error: 'not_found', error_description: error.description, request_id: request.id });
+      // A client's HTTP library reads this: the API's JSON error shape, with a code of its own (no RFC code means
+      // "no such endpoint").
+      return reply.code(404).send({ error: 'not_found', error_description: `No such endpoint: ${request.method} ${path}`, request_id: request.id });
     }
     reply.code(404).headers(securityHeaders.documentsOnly);
-    return renderErrorPage(reply, request, error);
+    return renderErrorPage(reply, request, new PageError(404, `No such page: ${request.method} ${path}`));
   });
 
   return app;

@@ -1,7 +1,8 @@
 /**
- * The error model: one class per RFC error code. Each error keeps three levels of detail (as fosite does):
- * `code` for machines, `description` safe to show the client developer, and `cause` for the log only.
- * Where an error is rendered (JSON, redirect, page) is decided by the handlers in http/error-handlers.ts.
+ * The error model: one class per RFC error code, and PageError for what a person reads on Latch's own pages. Each
+ * OAuth error keeps three levels of detail (as fosite does): `code` for machines, `description` safe to show the
+ * client developer, and `cause` for the log only. Where an error is rendered (JSON, redirect, page) is decided by
+ * the handlers in oauth/error-surfaces.ts.
  */
 export type OAuthErrorCode =
   // RFC 6749 §4.1.2.1, §5.2
@@ -23,7 +24,10 @@ export type OAuthErrorCode =
   | 'consent_required'
   | 'interaction_required'
   | 'request_not_supported'
-  | 'request_uri_not_supported';
+  | 'request_uri_not_supported'
+  // RFC 7591 §3.2.2
+  | 'invalid_redirect_uri'
+  | 'invalid_client_metadata';
 
 export interface OAuthErrorOptions {
   cause?: unknown;
@@ -118,6 +122,20 @@ export class InvalidScope extends OAuthError {
   }
 }
 
+/** RFC 7591 §3.2.2: a redirect URI of a registration request is not acceptable. */
+export class InvalidRedirectUri extends OAuthError {
+  constructor(description: string, options?: OAuthErrorOptions) {
+    super('invalid_redirect_uri', 400, description, options);
+  }
+}
+
+/** RFC 7591 §3.2.2: another metadata field of a registration request is not acceptable. */
+export class InvalidClientMetadata extends OAuthError {
+  constructor(description: string, options?: OAuthErrorOptions) {
+    super('invalid_client_metadata', 400, description, options);
+  }
+}
+
 export class AccessDenied extends OAuthError {
   constructor(description: string, options?: OAuthErrorOptions) {
     super('access_denied', 403, description, options);
@@ -179,5 +197,24 @@ export class RequestNotSupported extends OAuthError {
 export class RequestUriNotSupported extends OAuthError {
   constructor(description: string, options?: OAuthErrorOptions) {
     super('request_uri_not_supported', 400, description, options);
+  }
+}
+
+/**
+ * An error a person reads on one of Latch's own pages (sign-up turned off, an app that is not theirs, a page
+ * that does not exist): the HTTP status and a sentence that says what happened and what to do. It is not an
+ * OAuth error: it has no RFC code, is never sent to a client's redirect_uri, and the page surface shows it
+ * without one (docs/protocol-decisions.md "Error model").
+ */
+export class PageError extends Error {
+  constructor(
+    /** The HTTP status: a 4xx for what the person can act on; the page surface also wraps other errors in one. */
+    readonly status: number,
+    /** What the person reads: what happened, and what to do about it. */
+    readonly description: string,
+    options: { cause?: unknown } = {},
+  ) {
+    super(description, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'PageError';
   }
 }

@@ -7,7 +7,9 @@ import type { Redis } from 'ioredis';
 import { connectRedis, createRedisAttemptCounter, waitForRedis, type SharedAttemptCounter } from './accounts/redis-attempt-counter.js';
 import { buildApp } from './app.js';
 import type { Config } from './config.js';
-import { SigningKeyCache } from './crypto/signing-key-cache.js';
+import { SigningKeyCache } from './keys/signing-key-cache.js';
+import { BackchannelLogout } from './oauth/backchannel-logout/backchannel-logout.js';
+import { openObservability } from './observability/observability.js';
 import { openStorage, storageOptionsFromConfig } from './storage/open-storage.js';
 import { OUTBOX_RETENTION_SECONDS } from './mail/mailer.js';
 import type { Storage } from './storage/storage.js';
@@ -20,25 +22,56 @@ const CODE_RETENTION_SECONDS = 86400;
 const CLIENT_EVENT_RETENTION_SECONDS = 30 * 86400;
 /** Retired signing keys stay a day, so that `latch keys list` shows what happened, then go with their private parts. */
 const RETIRED_SIGNING_KEY_RETENTION_SECONDS = 86400;
+/** A client that registered itself (RFC 7591) and got no consent, code or token within this long is removed. */
+export const UNUSED_REGISTRATION_SECONDS = 86400;
 
 export interface RunningServer {
   app: FastifyInstance;
   storage: Storage;
   /** This process's signing keys (refresh() reloads them at once, instead of waiting for the next interval). */
   signingKeys: SigningKeyCache;
+  /** Back-channel logout delivery: told when sessions end; works the queue of deliveries in the background. */
+  backchannelLogout: BackchannelLogout;
   url: string;
+  /** Where `GET /metrics` is served (`LATCH_METRICS_PORT`); absent when metrics are off, and in a worker of `--workers`. */
+  metricsUrl?: string;
   close(): Promise<void>;
 }
 
-export async function deleteExpiredRecords(storage: Storage, now = new Date()): Promise<void> {
+/** Rows per cleanup statement: small enough that no batch holds the write lock for long (batched-delete.ts). */
+export const CLEANUP_BATCH_ROWS = 500;
+
+/**
+ * Between two batches: long enough for the other writers to take the write lock (another worker's group
+ * commit retries on a 1 ms timer; a cleanup that began its next batch at once starved it).
+ */
+const CLEANUP_PAUSE_MS = 10;
+
+/** Repeats a batched delete until a batch comes back short, pausing between batches. */
+async function inBatches(deleteBatch: (limit: number) => Promise<number>, limit: number): Promise<void> {
+  while ((await deleteBatch(limit)) >= limit) await new Promise((resolve) => setTimeout(resolve, CLEANUP_PAUSE_MS));
+}
+
+export async function deleteExpiredRecords(
+  storage: Storage,
+  // Audit retention left out: the default (90 days, LATCH_AUDIT_RETENTION_DAYS).
+  config: Pick<Config, 'refreshTokenReuseGraceSeconds'> & Partial<Pick<Config, 'auditRetentionDays'>>,
+  now = new Date(),
+  batchRows = CLEANUP_BATCH_ROWS,
+): Promise<void> {
   const seconds = (s: number) => new Date(now.getTime() - s * 1000);
-  await storage.authorizationCodes.deleteExpired(seconds(CODE_RETENTION_SECONDS));
-  await storage.accessTokens.deleteExpired(now);
-  await storage.browserSessions.deleteExpired(now);
-  await storage.clientEvents.deleteBefore(seconds(CLIENT_EVENT_RETENTION_SECONDS));
-  await storage.emailLinks.deleteExpired(now);
-  await storage.outbox.deleteBefore(seconds(OUTBOX_RETENTION_SECONDS));
+  await inBatches((limit) => storage.authorizationCodes.deleteExpired(seconds(CODE_RETENTION_SECONDS), limit), batchRows);
+  await inBatches((limit) => storage.tokens.deleteExpired(now, limit), batchRows);
+  // A rotated refresh token's successor is kept (encrypted) only while a retry may still ask for it.
+  await storage.tokens.forgetSuccessors(seconds(config.refreshTokenReuseGraceSeconds));
+  await inBatches((limit) => storage.browserSessions.deleteExpired(now, limit), batchRows);
+  await inBatches((limit) => storage.clientEvents.deleteBefore(seconds(CLIENT_EVENT_RETENTION_SECONDS), limit), batchRows);
+  await inBatches((limit) => storage.emailLinks.deleteExpired(now, limit), batchRows);
+  await inBatches((limit) => storage.outbox.deleteBefore(seconds(OUTBOX_RETENTION_SECONDS), limit), batchRows);
   await storage.signingKeys.deleteRetired(seconds(RETIRED_SIGNING_KEY_RETENTION_SECONDS));
+  await inBatches((limit) => storage.auditEvents.deleteBefore(seconds((config.auditRetentionDays ?? 90) * 86400), limit), batchRows);
+  // Self-registered clients never used within a day (docs/protocol-decisions.md "Dynamic client registration").
+  await storage.clients.deleteUnusedRegistrations(seconds(UNUSED_REGISTRATION_SECONDS));
 }
 
 export interface StartServerOptions {
@@ -48,23 +81,38 @@ export interface StartServerOptions {
   logger?: FastifyServerOptions['logger'];
   /** Called last when the server has closed (for resources opened beside it, such as the Redis client). */
   onClose?: () => Promise<void>;
+  /** Under `latch serve --workers N`: this worker's slot (1…N); its metrics go to the primary (observability/cluster-metrics.ts). */
+  workerSlot?: number;
 }
 
 export async function startServer(config: Config, options: StartServerOptions = {}): Promise<RunningServer> {
   let app: FastifyInstance | undefined;
+  // Metrics, tracing, Server-Timing: whatever is configured, before storage (it observes the queries).
+  const observability = await openObservability(config, { workerSlot: options.workerSlot });
   const storage = await openStorage(config.databaseUrl, {
     ...storageOptionsFromConfig(config),
+    queryObserver: observability.queryObserver,
     migrate: options.migrate ?? true,
     backgroundCheckpoints: true,
     // The connection's error only, no stack: the outage is the operator's to fix, and pg's error carries its client.
     onIdleConnectionError: (err) =>
       app?.log.warn({ reason: err.message, code: (err as { code?: unknown }).code }, 'a database connection failed; it will be replaced'),
+    // PostgreSQL's LISTEN connection (storage/postgres/notify-signal.ts): while it is down nothing is cached.
+    onCacheSignalChange: (listening, err) =>
+      listening
+        ? app?.log.info('listening for changes from other processes again: cached reads resume')
+        : app?.log.warn({ reason: err?.message }, 'the connection that hears changes from other processes failed: reading everything from the database until it is back'),
+  }).catch(async (error: unknown) => {
+    await observability.close();
+    throw error;
   });
+  observability.watchStorage(storage);
   // Sign-in throttling counters: shared through Redis when configured, else per process (in memory).
   let redis: Redis | undefined;
   let attemptCounter: SharedAttemptCounter | undefined;
   let redisUnreachableAtStart = false;
   let signingKeys: SigningKeyCache | undefined;
+  let backchannelLogout: BackchannelLogout | undefined;
   try {
     if (config.redisUrl) {
       redis = connectRedis(config.redisUrl);
@@ -87,8 +135,19 @@ export async function startServer(config: Config, options: StartServerOptions = 
       if (redisUnreachableAtStart) lastWarning = Date.now();
     }
     signingKeys = await SigningKeyCache.open(storage, config.secret, { refreshSeconds: config.signingKeyRefreshSeconds });
-    app = await buildApp({ config, storage, attemptCounter, signingKeys, logger: options.logger, ...(attemptCounter && { sharedCounterStatus: attemptCounter.status }) });
+    backchannelLogout = new BackchannelLogout({ storage, signingKeys, issuer: config.issuer, allowPrivateAddresses: config.outboundAllowPrivate });
+    app = await buildApp({
+      config,
+      storage,
+      attemptCounter,
+      signingKeys,
+      sessionEndings: backchannelLogout,
+      observability,
+      logger: options.logger,
+      ...(attemptCounter && { sharedCounterStatus: attemptCounter.status }),
+    });
     signingKeys.setLogger(app.log);
+    backchannelLogout.setLogger(app.log);
     if (redisUnreachableAtStart) {
       app.log.warn('Redis is unreachable at start; sign-in throttling counts in this process until it is reachable (readyz: redis degraded)');
     }
@@ -97,15 +156,34 @@ export async function startServer(config: Config, options: StartServerOptions = 
     signingKeys?.close();
     redis?.disconnect();
     await storage.close();
+    await observability.close();
     throw error;
   }
   const keys = signingKeys;
-  const url = await app.listen({ port: config.port, host: config.host });
+  const logouts = backchannelLogout!;
+  let url: string;
+  let metricsUrl: string | undefined;
+  try {
+    url = await app.listen({ port: config.port, host: config.host });
+    metricsUrl = await observability.start(app.log);
+    if (metricsUrl) app.log.info(`serving metrics at ${metricsUrl}`);
+  } catch (error) {
+    // The port is taken or not ours to bind: nothing may stay open behind the error.
+    await app.close();
+    keys.close();
+    attemptCounter?.close();
+    redis?.disconnect();
+    await storage.close();
+    await observability.close();
+    throw error;
+  }
 
   const cleanup = setInterval(() => {
-    deleteExpiredRecords(storage).catch((err: unknown) => app.log.warn({ err }, 'cleanup of expired records failed'));
+    deleteExpiredRecords(storage, config).catch((err: unknown) => app.log.warn({ err }, 'cleanup of expired records failed'));
   }, CLEANUP_INTERVAL_MS);
   cleanup.unref();
+  // Deliveries queued before a restart, or by a process that stopped, are picked up here.
+  logouts.start();
 
   let closing: Promise<void> | undefined;
   const close = () => {
@@ -122,14 +200,18 @@ export async function startServer(config: Config, options: StartServerOptions = 
         await app.close();
       } finally {
         clearTimeout(deadline);
+        // After the requests (a logout in flight queues deliveries), before the database closes.
+        await logouts.stop();
         keys.close();
         await storage.close();
         attemptCounter?.close();
         await redis?.quit().catch(() => redis?.disconnect());
+        // Last: the spans of the requests that just finished are sent.
+        await observability.close();
         await options.onClose?.();
       }
     })();
     return closing;
   };
-  return { app, storage, signingKeys: keys, url, close };
+  return { app, storage, signingKeys: keys, backchannelLogout: logouts, url, ...(metricsUrl && { metricsUrl }), close };
 }

@@ -3,6 +3,7 @@
  * settings, set up through its CLI, and codes/tokens minted through its store API (latch-mint.mjs).
  */
 import { execFileSync, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -15,6 +16,9 @@ export const HOST = '127.0.0.1';
 export const REDIRECT_URI = 'http://127.0.0.1:9999/callback';
 export const USER_PASSWORD = 'bench correct horse battery staple';
 export const USER_EMAIL = 'bench@example.com';
+/** PostgreSQL needs LATCH_SECRET shared by every process on a database (the server, its CLI, the mint script): one per bench run. */
+const POSTGRES_SECRET = randomBytes(32).toString('base64url');
+const secretFor = (databaseUrl) => (/^postgres(ql)?:/.test(databaseUrl) ? { LATCH_SECRET: POSTGRES_SECRET } : {});
 
 export function ensureLatchBuilt(log) {
   if (existsSync(join(ROOT, 'dist', 'cli', 'main.js'))) return;
@@ -23,9 +27,9 @@ export function ensureLatchBuilt(log) {
   else execFileSync('npm', ['run', 'build'], { cwd: ROOT, stdio: 'inherit' });
 }
 
-export function latchCli(args, dataEnv, input) {
-  const output = execFileSync(process.execPath, [join(ROOT, 'bin', 'latch.js'), ...args], {
-    cwd: ROOT,
+export function latchCli(args, dataEnv, input, root = ROOT) {
+  const output = execFileSync(process.execPath, [join(root, 'bin', 'latch.js'), ...args], {
+    cwd: root,
     env: { ...process.env, ...dataEnv, LATCH_LOG_LEVEL: 'silent' },
     input,
     encoding: 'utf8',
@@ -33,21 +37,26 @@ export function latchCli(args, dataEnv, input) {
   return JSON.parse(output);
 }
 
-/** A fresh data folder with one user and one client, made through the CLI. */
-export function setUpLatchData(dataDir) {
+/**
+ * A fresh data folder with one user and one client, made through the CLI (of the checkout at `root`), on the
+ * folder's SQLite file or on `databaseUrl` (a fresh PostgreSQL database, lib/postgres.mjs).
+ */
+export function setUpLatchData(dataDir, root = ROOT, databaseUrl = undefined) {
   mkdirSync(dataDir, { recursive: true });
-  const dataEnv = { LATCH_DATABASE_URL: `sqlite:${join(dataDir, 'latch.db')}` };
-  const user = latchCli(['user', 'create', '--email', USER_EMAIL, '--name', 'Bench User', '--avatar-url', 'https://images.example.com/avatar.png', '--password-stdin', '--json'], dataEnv, `${USER_PASSWORD}\n`);
-  const client = latchCli(['client', 'create', '--name', 'Bench App', '--redirect-uri', REDIRECT_URI, '--json'], dataEnv);
+  const dataEnv = { LATCH_DATABASE_URL: databaseUrl ?? `sqlite:${join(dataDir, 'latch.db')}`, ...secretFor(databaseUrl ?? '') };
+  // The CLI migrates a fresh database on its first write; PostgreSQL needs `latch migrate` first.
+  if (databaseUrl) execFileSync(process.execPath, [join(root, 'bin', 'latch.js'), 'migrate'], { cwd: root, env: { ...process.env, ...dataEnv, LATCH_LOG_LEVEL: 'silent' }, stdio: 'ignore' });
+  const user = latchCli(['user', 'create', '--email', USER_EMAIL, '--name', 'Bench User', '--avatar-url', 'https://images.example.com/avatar.png', '--password-stdin', '--json'], dataEnv, `${USER_PASSWORD}\n`, root);
+  const client = latchCli(['client', 'create', '--name', 'Bench App', '--redirect-uri', REDIRECT_URI, '--json'], dataEnv, undefined, root);
   // The same client registered for ES256 id_tokens (scenario d3), where this build has per-client algorithms.
   let es256 = null;
   try {
-    const created = latchCli(['client', 'create', '--name', 'Bench App ES256', '--redirect-uri', REDIRECT_URI, '--id-token-alg', 'ES256', '--json'], dataEnv);
+    const created = latchCli(['client', 'create', '--name', 'Bench App ES256', '--redirect-uri', REDIRECT_URI, '--id-token-alg', 'ES256', '--json'], dataEnv, undefined, root);
     es256 = { userId: user.id, clientId: created.client_id, clientSecret: created.client_secret };
   } catch {
     // No --id-token-alg in this build.
   }
-  return { userId: user.id, clientId: client.client_id, clientSecret: client.client_secret, es256 };
+  return { userId: user.id, clientId: client.client_id, clientSecret: client.client_secret, es256, databaseUrl: dataEnv.LATCH_DATABASE_URL };
 }
 
 /** Whether the built Latch knows `serve --workers` (landed with the scale work). */
@@ -62,12 +71,13 @@ export function latchSupportsWorkers() {
 /**
  * Starts `latch serve` on `dataDir` with the shipped settings (nothing turned off; its log, level info,
  * goes to /dev/null). `nodeArgs` go to node (e.g. --cpu-prof), `extraArgs` to `latch serve`; `root` is the
- * Latch checkout to run (compare.mjs runs several builds side by side).
+ * Latch checkout to run (compare.mjs runs several builds side by side); `databaseUrl` a PostgreSQL database
+ * instead of the folder's SQLite file (with the shipped pool settings: nothing about the pool is set here).
  */
-export async function startLatch(name, dataDir, { extraArgs = [], nodeArgs = [], env = {}, root = ROOT } = {}) {
+export async function startLatch(name, dataDir, { extraArgs = [], nodeArgs = [], env = {}, root = ROOT, databaseUrl: postgresUrl = undefined } = {}) {
   const port = await freePort();
-  const databaseUrl = `sqlite:${join(dataDir, 'latch.db')}`;
-  const serverEnv = { ...process.env, LATCH_DATABASE_URL: databaseUrl, PORT: String(port), HOST, LATCH_ISSUER: `http://${HOST}:${port}`, ...env };
+  const databaseUrl = postgresUrl ?? `sqlite:${join(dataDir, 'latch.db')}`;
+  const serverEnv = { ...process.env, ...secretFor(databaseUrl), LATCH_DATABASE_URL: databaseUrl, PORT: String(port), HOST, LATCH_ISSUER: `http://${HOST}:${port}`, ...env };
   const child = trackChild(spawn(process.execPath, [...nodeArgs, join(root, 'bin', 'latch.js'), 'serve', ...extraArgs], { cwd: root, env: serverEnv, stdio: ['ignore', 'ignore', 'pipe'] }));
   let stderr = '';
   child.stderr.on('data', (chunk) => {
@@ -83,16 +93,20 @@ export async function startLatch(name, dataDir, { extraArgs = [], nodeArgs = [],
     30_000,
     name,
   );
-  return { name, kind: 'latch', child, pid: child.pid, port, databaseUrl, dataDir };
+  return { name, kind: 'latch', child, pid: child.pid, port, databaseUrl, dataDir, root };
 }
 
-/** Codes or access tokens through Latch's store API, as its endpoints store them. */
+/**
+ * Codes or access tokens through Latch's store API, as its endpoints store them: with the mint script and
+ * build of the checkout that serves them (compare.mjs runs builds whose schemas may differ).
+ */
 export function mintLatch(target, setup, { kind, count, scope, nonce = null }) {
   const out = join(target.dataDir, `minted-${kind}-${process.hrtime.bigint()}.txt`);
+  const benchDir = target.root ? join(target.root, 'bench') : BENCH_DIR;
   execFileSync(
     process.execPath,
-    [join(BENCH_DIR, 'latch-mint.mjs'), JSON.stringify({ databaseUrl: target.databaseUrl, kind, count, clientId: setup.clientId, userId: setup.userId, scope, redirectUri: REDIRECT_URI, nonce, out })],
-    { cwd: BENCH_DIR, env: { ...process.env, LATCH_LOG_LEVEL: 'silent' }, stdio: ['ignore', 'inherit', 'inherit'] },
+    [join(benchDir, 'latch-mint.mjs'), JSON.stringify({ databaseUrl: target.databaseUrl, kind, count, clientId: setup.clientId, userId: setup.userId, scope, redirectUri: REDIRECT_URI, nonce, out })],
+    { cwd: benchDir, env: { ...process.env, ...secretFor(target.databaseUrl), LATCH_LOG_LEVEL: 'silent' }, stdio: ['ignore', 'inherit', 'inherit'] },
   );
   const secrets = readFileSync(out, 'utf8').trim().split('\n');
   rmSync(out);

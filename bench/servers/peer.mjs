@@ -5,9 +5,14 @@
  * /.well-known/openid-configuration, RS256 and ES256 signing keys, and an in-memory adapter (its own
  * MemoryAdapter) whose store never evicts during a run.
  *
- * Run as a child process with an IPC channel: the bench asks it, between runs, to mint authorization codes
- * and access tokens through the provider's own models (new provider.AuthorizationCode({...}).save() with a
- * Grant and a Session), exactly as its authorization endpoint would.
+ * Refresh tokens (scenario g) as Latch issues them: the client may use the refresh_token grant, a grant with
+ * offline_access gets one (the provider's default issueRefreshToken), and every refresh rotates
+ * (rotateRefreshToken: true; the default rotates only some clients). Introspection (scenario h) is enabled, with
+ * Latch's rule for who may introspect what: a client its own tokens.
+ *
+ * Run as a child process with an IPC channel: the bench asks it, between runs, to mint authorization codes,
+ * access tokens and refresh tokens through the provider's own models (new provider.AuthorizationCode({...}).save()
+ * with a Grant and a Session), exactly as its authorization and token endpoints would.
  */
 import { generateKeyPairSync, randomUUID } from 'node:crypto';
 import http from 'node:http';
@@ -48,7 +53,7 @@ const clientMetadata = (client, alg) => ({
   client_id: client.client_id,
   client_secret: client.client_secret,
   redirect_uris: [client.redirect_uri],
-  grant_types: ['authorization_code'],
+  grant_types: ['authorization_code', 'refresh_token'],
   response_types: ['code'],
   token_endpoint_auth_method: 'client_secret_basic',
   id_token_signed_response_alg: alg,
@@ -60,11 +65,17 @@ const provider = new Provider(issuer, {
   jwks: { keys: [privateJwk('rsa', { modulusLength: 2048 }, 'RS256'), privateJwk('ec', { namedCurve: 'P-256' }, 'ES256')] },
   cookies: { keys: ['bench-peer-cookie-key-0123456789abcdef'] },
   claims: { openid: ['sub'], profile: ['name', 'picture'], email: ['email', 'email_verified'] },
-  scopes: ['openid', 'profile', 'email'],
+  scopes: ['openid', 'offline_access', 'profile', 'email'],
   findAccount: async (_ctx, sub) => (sub === ACCOUNT_ID ? { accountId: sub, claims: async () => ({ ...ACCOUNT_CLAIMS }) } : undefined),
-  features: { devInteractions: { enabled: false } },
+  features: {
+    devInteractions: { enabled: false },
+    // RFC 7662, as Latch answers it: a client may introspect the tokens issued to it, and no others.
+    introspection: { enabled: true, allowedPolicy: async (_ctx, client, token) => token.clientId === client.clientId },
+  },
+  rotateRefreshToken: true,
   interactions: { url: (_ctx, interaction) => `/interaction/${interaction.uid}` },
-  ttl: { AccessToken: 3600, AuthorizationCode: 60, Grant: 14 * 86400, Interaction: 3600, Session: 14 * 86400, IdToken: 3600 },
+  // RefreshToken: Latch's idle lifetime (LATCH_REFRESH_TOKEN_IDLE_SECONDS' default).
+  ttl: { AccessToken: 3600, AuthorizationCode: 60, Grant: 14 * 86400, Interaction: 3600, Session: 14 * 86400, IdToken: 3600, RefreshToken: 30 * 86400 },
   routes: {
     authorization: '/oauth2/authorize',
     token: '/oauth2/token',
@@ -142,6 +153,18 @@ async function mintAccessToken({ scope, clientId }) {
   return token.save();
 }
 
+/**
+ * One refresh token as the token endpoint issues it from a code with offline_access: bound to a grant of the
+ * scope, not to a session (offline access outlives it).
+ */
+async function mintRefreshToken({ scope, clientId }) {
+  const grant = new provider.Grant({ accountId: ACCOUNT_ID, clientId });
+  grant.addOIDCScope(scope);
+  const grantId = await grant.save();
+  const token = new provider.RefreshToken({ accountId: ACCOUNT_ID, clientId, grantId, scope, authTime: Math.floor(Date.now() / 1000), gty: 'authorization_code' });
+  return token.save();
+}
+
 process.on('message', async (message) => {
   try {
     const values = [];
@@ -149,6 +172,8 @@ process.on('message', async (message) => {
       for (let i = 0; i < message.count; i++) values.push(await mintCode(message));
     } else if (message.type === 'mint-tokens') {
       for (let i = 0; i < message.count; i++) values.push(await mintAccessToken(message));
+    } else if (message.type === 'mint-refresh-tokens') {
+      for (let i = 0; i < message.count; i++) values.push(await mintRefreshToken(message));
     } else {
       throw new Error(`unknown message ${message.type}`);
     }

@@ -1,5 +1,6 @@
 /**
- * An example client application for Latch, written the way a client developer would write it (spec 4.4):
+ * An example client application for Latch, written the way a client developer would write it (the client side
+ * of RFC 6749 §4.1; docs/protocol-decisions.md "The service"):
  *
  *   GET /login     makes a random `state` (and a PKCE verifier), keeps them in HttpOnly cookies, and
  *                  redirects the browser to Latch's authorization endpoint.
@@ -124,7 +125,7 @@ export async function startExampleClient(options = {}) {
     reply.clearCookie(STATE_COOKIE, { path: '/' }).clearCookie(VERIFIER_COOKIE, { path: '/' });
     reply.type('text/html; charset=utf-8').header('cache-control', 'no-store');
 
-    // The state check comes first, before anything in the callback is believed (spec 1.6: CSRF protection).
+    // The state check comes first, before anything in the callback is believed (RFC 6749 §10.12: CSRF protection).
     if (typeof query.state !== 'string' || !storedState || !constantTimeEqual(query.state, storedState)) {
       return reply.code(400).send(page('Sign-in failed', h('p', { id: 'error' }, 'The sign-in attempt could not be verified (state mismatch).'), h('a', { href: '/login' }, 'Try again')));
     }

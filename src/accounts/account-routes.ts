@@ -1,51 +1,48 @@
 /**
  * GET /account and its forms: profile (name, avatar URL or an uploaded image), password change (ends the other
- * sessions), active sessions, connected apps with "Remove access" (withdraws the consent and revokes that
- * app's tokens, DESIGN "Consent"). Every form posts back here with CSRF protection and redirects (303) to
- * the page with a fixed notice, or re-renders it with the error next to the field.
+ * sessions), active sessions, connected apps with "Remove access" (withdraws the consent and revokes that app's
+ * tokens, docs/protocol-decisions.md "Consent"). Every form posts back here with CSRF protection and redirects
+ * (303) to the page with a fixed notice, or re-renders it with the error next to the field.
  */
 import fastifyMultipart from '@fastify/multipart';
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import { pageErrorHandler } from '../http/error-handlers.js';
+import { pageErrorHandler } from '../oauth/error-surfaces.js';
 import { readUploadForm, UploadProblem } from '../http/form-body.js';
 import { formField, noticeFor } from '../http/form-fields.js';
 import { noteRequestFailure } from '../http/request-failure.js';
-import { endBrowserSession, readBrowserSession, type CurrentSession } from '../interaction/browser-session.js';
-import { requireBrowserSession } from '../interaction/require-session.js';
-import { renderPage } from '../views/render.js';
-import { AccountPage, type AccountField, type AccountPageProps } from '../views/pages/account-page.js';
-import { checkAvatarUrl, checkName, checkPassword } from './account-rules.js';
+import { clearSessionCookie, readBrowserSession, type CurrentSession } from '../session/browser-session.js';
+import { endBrowserSessions } from '../session/session-endings.js';
+import { requireBrowserSession } from '../session/require-session.js';
+import { renderPage } from '../http/render-page.js';
+import { ACCOUNT_NOTICES, AccountPage, type AccountField, type AccountNotice, type AccountPageProps } from '../views/pages/account-page.js';
+import { checkAvatarUrl, checkName, checkPassword, PASSWORD_MIN_LENGTH } from './account-rules.js';
 import { checkAvatarUpload, isUploadedAvatar, MAX_AVATAR_BYTES, storeAvatarImage } from './avatar-images.js';
+import { listAccountActivity } from './account-activity.js';
 import type { AccountPageDeps } from './page-deps.js';
 import { hashPassword, verifyPassword } from './passwords.js';
 
-const NOTICES = {
-  welcome: 'Welcome to Latch. We sent you a mail: open its link to confirm your email address.',
-  'profile-saved': 'Your profile was saved.',
-  'avatar-uploaded': 'Your new avatar is in place.',
-  'avatar-removed': 'Your avatar was removed.',
-  'password-changed': 'Your password was changed, and your other sessions were signed out.',
-  'session-ended': 'That session was signed out.',
-  'access-removed': 'Access removed: the app can no longer use your account, and its tokens stopped working.',
-  'verification-sent': 'We sent a new confirmation link to your email address.',
-  'verification-limit': 'We already sent several links in the last hour. Check your inbox and spam folder, or try again later.',
-};
 
 export function registerAccountRoutes(app: FastifyInstance, deps: AccountPageDeps): void {
-  const { storage, config } = deps;
+  const { storage, config, audit } = deps;
 
   async function renderAccount(
     reply: FastifyReply,
     current: CurrentSession,
-    extra: { status?: number; notice?: string; errors?: AccountPageProps['errors']; values?: AccountPageProps['values'] } = {},
+    extra: { status?: number; notice?: AccountNotice; errors?: AccountPageProps['errors']; values?: AccountPageProps['values'] } = {},
   ) {
     const now = new Date();
-    const [sessions, consents] = await Promise.all([storage.browserSessions.listByUser(current.user.id, now), storage.consents.listByUser(current.user.id)]);
+    // The person's own latest events are written first, so that the page shows what they just did.
+    await audit.flush();
+    const [sessions, consents, activity] = await Promise.all([
+      storage.browserSessions.listByUser(current.user.id, now),
+      storage.consents.listByUser(current.user.id),
+      listAccountActivity(storage, current.user.id),
+    ]);
     const clients = await Promise.all(consents.map((consent) => storage.clients.findById(consent.clientId)));
     const apps = consents.flatMap((consent, i) => {
       const client = clients[i];
       return client
-        ? [{ clientId: client.clientId, name: client.name, homepageUrl: client.homepageUrl, logoUrl: client.logoUrl, scope: consent.scope, grantedAt: consent.updatedAt }]
+        ? [{ clientId: client.clientId, name: client.name, homepageUrl: client.homepageUrl, logoUrl: client.logoUrl, scope: consent.scope, grantedAt: consent.updatedAt, lastUsedAt: consent.lastUsedAt }]
         : [];
     });
     return renderPage(
@@ -54,6 +51,7 @@ export function registerAccountRoutes(app: FastifyInstance, deps: AccountPageDep
         csrfToken: reply.generateCsrf(),
         user: current.user,
         usesUploadedAvatar: isUploadedAvatar(config.issuer, current.user.avatarUrl),
+        passwordMinLength: PASSWORD_MIN_LENGTH,
         notice: extra.notice,
         errors: extra.errors ?? {},
         values: extra.values ?? {},
@@ -68,6 +66,8 @@ export function registerAccountRoutes(app: FastifyInstance, deps: AccountPageDep
             lastSeenAt: session.lastSeenAt,
           })),
         apps,
+        activity,
+        twoStepOn: (await storage.secondFactors.findTotp(current.user.id)) !== null,
       }),
     );
   }
@@ -78,7 +78,7 @@ export function registerAccountRoutes(app: FastifyInstance, deps: AccountPageDep
   app.get('/account', async (request, reply) => {
     const current = await requireBrowserSession(storage, config, request, reply);
     if (!current) return reply;
-    return renderAccount(reply, current, { notice: noticeFor(request.query, NOTICES) });
+    return renderAccount(reply, current, { notice: noticeFor(request.query, ACCOUNT_NOTICES) });
   });
 
   app.post('/account/profile', { preHandler: app.csrfProtection }, async (request, reply) => {
@@ -119,7 +119,7 @@ export function registerAccountRoutes(app: FastifyInstance, deps: AccountPageDep
     scope.setErrorHandler(async (error: Error, request, reply) => {
       const current = error instanceof UploadProblem ? await readBrowserSession(storage, config, request) : null;
       if (!current || !(error instanceof UploadProblem)) return pageHandler(error, request, reply);
-      noteRequestFailure(request, { error: error.code, reason: error.description, outcome: 'page failed' });
+      noteRequestFailure(request, { error: 'bad_request', reason: error.description, outcome: 'page failed' });
       return rerenderWithError(reply, current, 'avatarFile', error.description);
     });
     scope.post('/account/avatar', { preHandler: scope.csrfProtection }, async (request, reply) => {
@@ -175,13 +175,14 @@ export function registerAccountRoutes(app: FastifyInstance, deps: AccountPageDep
     if (problem) return rerenderWithError(reply, current, 'newPassword', problem);
     const passwordHash = await hashPassword(newPassword);
     const now = new Date();
-    await storage.transaction(async (tx) => {
+    // Whoever else knew the old password is signed out everywhere but here (OWASP Session Management).
+    const others = { allExcept: current.session.sessionHash };
+    await endBrowserSessions(deps, request.log, { userId: current.user.id, which: others, reason: 'password_changed' }, async (tx) => {
       await tx.users.update(current.user.id, { passwordHash }, now);
-      // Whoever else knew the old password is signed out everywhere but here (OWASP Session Management).
-      await tx.browserSessions.deleteByUser(current.user.id, current.session.sessionHash);
       await tx.emailLinks.invalidateByUser(current.user.id, 'reset_password', now);
     });
     request.log.info({ event: 'password_changed', userId: current.user.id }, 'password changed');
+    audit.record(request, { type: 'user.password.changed', userId: current.user.id });
     return reply.redirect('/account?notice=password-changed', 303);
   });
 
@@ -189,14 +190,24 @@ export function registerAccountRoutes(app: FastifyInstance, deps: AccountPageDep
     const current = await requireBrowserSession(storage, config, request, reply);
     if (!current) return reply;
     const sessionHash = formField(request.body, 'session', 100);
+    // Only one of the signed-in user's own sessions can be ended here: the ending is limited to this user's.
+    const ended = await endBrowserSessions(deps, request.log, { userId: current.user.id, which: { sessionHash }, reason: 'session_ended_from_account' });
+    if (ended.length > 0) audit.record(request, { type: 'user.session.signed_out', userId: current.user.id, details: { reason: 'session_ended_from_account' } });
     if (sessionHash === current.session.sessionHash) {
-      await endBrowserSession(storage, config, request, reply);
+      clearSessionCookie(config, reply);
       return reply.redirect('/', 303);
     }
-    // Only one of the signed-in user's own sessions can be ended here.
-    const own = await storage.browserSessions.listByUser(current.user.id, new Date());
-    if (own.some((session) => session.sessionHash === sessionHash)) await storage.browserSessions.delete(sessionHash);
     return reply.redirect('/account?notice=session-ended', 303);
+  });
+
+  // "Sign out everywhere": every session of this person, this one included (issue 14 item 5).
+  app.post('/account/sessions/end-all', { preHandler: app.csrfProtection }, async (request, reply) => {
+    const current = await requireBrowserSession(storage, config, request, reply);
+    if (!current) return reply;
+    const ended = await endBrowserSessions(deps, request.log, { userId: current.user.id, which: { allExcept: null }, reason: 'signed_out_everywhere' });
+    audit.record(request, { type: 'user.session.signed_out_everywhere', userId: current.user.id, details: { sessions: ended.length } });
+    clearSessionCookie(config, reply);
+    return reply.redirect('/login?notice=signed-out-everywhere', 303);
   });
 
   app.post('/account/apps/remove', { preHandler: app.csrfProtection }, async (request, reply) => {
@@ -204,11 +215,12 @@ export function registerAccountRoutes(app: FastifyInstance, deps: AccountPageDep
     if (!current) return reply;
     const clientId = formField(request.body, 'client_id', 200);
     const now = new Date();
-    const revoked = await storage.transaction(async (tx) => {
-      await tx.consents.revoke(current.user.id, clientId);
-      return tx.accessTokens.revokeByUserAndClient(current.user.id, clientId, now);
-    });
+    const { withdrawn, revoked } = await storage.transaction(async (tx) => ({
+      withdrawn: await tx.consents.revoke(current.user.id, clientId),
+      revoked: await tx.tokens.revokeByUserAndClient(current.user.id, clientId, now),
+    }));
     request.log.info({ event: 'consent_withdrawn', userId: current.user.id, clientId, tokensRevoked: revoked }, 'app access removed');
+    if (withdrawn) audit.record(request, { type: 'consent.withdrawn', userId: current.user.id, clientId, details: { tokens_revoked: revoked } });
     return reply.redirect('/account?notice=access-removed', 303);
   });
 }

@@ -4,12 +4,13 @@
  * later by the link in the mail; until then userinfo says `email_verified: false`.
  */
 import type { FastifyInstance } from 'fastify';
-import { InvalidRequest } from '../errors.js';
+import { PageError } from '../errors.js';
 import { formField } from '../http/form-fields.js';
-import { startBrowserSession } from '../interaction/browser-session.js';
-import { safeReturnTo } from '../interaction/return-to.js';
-import { renderPage } from '../views/render.js';
+import { startBrowserSession } from '../session/browser-session.js';
+import { safeReturnTo } from '../session/return-to.js';
+import { renderPage } from '../http/render-page.js';
 import { SignUpPage } from '../views/pages/sign-up-page.js';
+import { PASSWORD_MIN_LENGTH } from './account-rules.js';
 import { ActionLimiter } from './action-limiter.js';
 import { sendVerificationMail } from './email-verification-routes.js';
 import type { AccountPageDeps } from './page-deps.js';
@@ -21,15 +22,12 @@ export function registerSignupRoutes(app: FastifyInstance, deps: AccountPageDeps
   const { storage, config } = deps;
   const signupLimiter = new ActionLimiter(deps.attemptCounter, 'signup:address', SIGNUPS_PER_ADDRESS_PER_HOUR, 3600);
 
-  const signupDisabled = () =>
-    new InvalidRequest('Sign-up is turned off on this Latch: accounts are created by its administrators. Ask them for an invitation.', {
-      redirectable: false,
-    });
+  const signupDisabled = () => new PageError(400, 'Sign-up is turned off on this Latch: accounts are created by its administrators. Ask them for an invitation.');
 
   app.get('/signup', async (request, reply) => {
     if (!config.signupEnabled) throw signupDisabled();
     const returnTo = safeReturnTo((request.query as Record<string, unknown>).return_to);
-    return renderPage(reply, SignUpPage({ csrfToken: reply.generateCsrf(), returnTo, values: {}, errors: {} }));
+    return renderPage(reply, SignUpPage({ csrfToken: reply.generateCsrf(), returnTo, passwordMinLength: PASSWORD_MIN_LENGTH, values: {}, errors: {} }));
   });
 
   app.post('/signup', { preHandler: app.csrfProtection }, async (request, reply) => {
@@ -39,7 +37,7 @@ export function registerSignupRoutes(app: FastifyInstance, deps: AccountPageDeps
     const password = formField(request.body, 'password', 1024);
     const returnTo = safeReturnTo(formField(request.body, 'return_to'));
     const rerender = (errors: Record<string, string>, status = 400) =>
-      renderPage(reply.code(status), SignUpPage({ csrfToken: reply.generateCsrf(), returnTo, values: { name, email }, errors }));
+      renderPage(reply.code(status), SignUpPage({ csrfToken: reply.generateCsrf(), returnTo, passwordMinLength: PASSWORD_MIN_LENGTH, values: { name, email }, errors }));
 
     if (!(await signupLimiter.allow(request.ip))) {
       return rerender({ email: 'Too many accounts were created from your network recently. Try again in an hour.' }, 429);
@@ -56,8 +54,9 @@ export function registerSignupRoutes(app: FastifyInstance, deps: AccountPageDeps
       throw error;
     }
     request.log.info({ event: 'signup', userId: user.id }, 'account created');
+    deps.audit.record(request, { type: 'user.created', userId: user.id, details: { via: 'signup' } });
     await sendVerificationMail(deps, user, request.log);
-    await startBrowserSession(storage, config, request, reply, user);
+    await startBrowserSession(deps, config, request, reply, user);
     return reply.redirect(returnTo === '/' ? '/account?notice=welcome' : returnTo, 303);
   });
 }

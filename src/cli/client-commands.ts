@@ -1,23 +1,32 @@
-/** `latch client …`: register and change clients from the command line (DESIGN "CLI"). */
+/** `latch client …`: register and change clients from the command line (docs/protocol-decisions.md "Command line"). */
 import { parseArgs } from 'node:util';
+import { recordCommandLineEvent } from '../audit/audit-log.js';
 import {
   addRedirectUri,
-  registerClient,
+  registerClientOfAnyKind,
   removeRedirectUri,
   rotateClientSecret,
   type RegistrationPolicy,
 } from '../clients/client-registration.js';
+import { CLIENT_GRANT_TYPES, isClientGrantType } from '../clients/client-kind-policy.js';
 import { isSigningAlgorithm, SIGNING_ALGORITHMS } from '../crypto/signing-algorithms.js';
 import type { Client, Storage } from '../storage/storage.js';
 import { printFields, printJson, UsageError } from './output.js';
 
-export const CLIENT_USAGE = `latch client create --name NAME --redirect-uri URI [--redirect-uri URI …] [--homepage-url URL] [--id-token-alg RS256|ES256|EdDSA] [--json]
+export const CLIENT_USAGE = `latch client create --name NAME --redirect-uri URI [--redirect-uri URI …] [--homepage-url URL] [--id-token-alg RS256|ES256|EdDSA]
+                    [--post-logout-redirect-uri URI …] [--backchannel-logout-uri URI] [--public]
+                    [--grant-type authorization_code|refresh_token|client_credentials …] [--scope "SCOPE …"] [--json]
 latch client list [--json]
 latch client show CLIENT_ID [--json]
 latch client add-redirect-uri CLIENT_ID URI
 latch client remove-redirect-uri CLIENT_ID URI
 latch client rotate-secret CLIENT_ID [--grace-seconds N] [--json]
 latch client delete CLIENT_ID`;
+
+/** What kind of client it is, in RFC 7591 §2 names: how it authenticates, its grants, a service's scopes. */
+function kindFields(client: Client) {
+  return { token_endpoint_auth_method: client.tokenEndpointAuthMethod, grant_types: client.grantTypes, scope: client.scope.join(' ') };
+}
 
 function describeClient(client: Client) {
   return {
@@ -26,6 +35,9 @@ function describeClient(client: Client) {
     redirect_uris: client.redirectUris,
     homepage_url: client.homepageUrl,
     id_token_signed_response_alg: client.idTokenSignedResponseAlg,
+    post_logout_redirect_uris: client.postLogoutRedirectUris,
+    backchannel_logout_uri: client.backchannelLogoutUri,
+    ...kindFields(client),
     created_at: client.createdAt.toISOString(),
   };
 }
@@ -38,9 +50,14 @@ export async function runClientCommand(args: string[], storage: Storage, policy:
     options: {
       name: { type: 'string' },
       'redirect-uri': { type: 'string', multiple: true },
+      'post-logout-redirect-uri': { type: 'string', multiple: true },
+      'backchannel-logout-uri': { type: 'string' },
       'homepage-url': { type: 'string' },
       'id-token-alg': { type: 'string' },
       'grace-seconds': { type: 'string' },
+      public: { type: 'boolean', default: false },
+      'grant-type': { type: 'string', multiple: true },
+      scope: { type: 'string', multiple: true },
       json: { type: 'boolean', default: false },
     },
   });
@@ -53,25 +70,50 @@ export async function runClientCommand(args: string[], storage: Storage, policy:
   switch (subcommand) {
     case 'create': {
       if (!values.name) throw new UsageError('latch client create needs --name NAME');
-      if (!values['redirect-uri']?.length) throw new UsageError('latch client create needs at least one --redirect-uri URI');
+      const grantTypes = values['grant-type']?.flatMap((value) => value.split(/[\s,]+/)).filter((value) => value !== '');
+      const isService = grantTypes !== undefined && !grantTypes.includes('authorization_code');
+      if (!values['redirect-uri']?.length && !isService) throw new UsageError('latch client create needs at least one --redirect-uri URI (a service with only --grant-type client_credentials needs none)');
       const idTokenAlg = values['id-token-alg'];
       if (idTokenAlg !== undefined && !isSigningAlgorithm(idTokenAlg)) throw new UsageError(`--id-token-alg must be one of ${SIGNING_ALGORITHMS.join(', ')}`);
-      const { client, clientSecret } = await registerClient(
+      const unknownGrant = grantTypes?.find((grant) => !isClientGrantType(grant));
+      if (unknownGrant !== undefined) throw new UsageError(`--grant-type ${unknownGrant} is not a grant Latch supports; use ${CLIENT_GRANT_TYPES.join(', ')}`);
+      const { client, clientSecret } = await registerClientOfAnyKind(
         storage,
         {
+          isPublic: values.public,
+          ...(grantTypes !== undefined && { grantTypes: grantTypes.filter(isClientGrantType) }),
+          scope: (values.scope ?? []).flatMap((value) => value.split(' ')).filter((value) => value !== ''),
           name: values.name,
-          redirectUris: values['redirect-uri'],
+          redirectUris: values['redirect-uri'] ?? [],
           homepageUrl: values['homepage-url'] ?? null,
           ...(idTokenAlg !== undefined && { idTokenSignedResponseAlg: idTokenAlg }),
+          postLogoutRedirectUris: values['post-logout-redirect-uri'] ?? [],
+          backchannelLogoutUri: values['backchannel-logout-uri'] ?? null,
         },
         policy,
       );
-      // DESIGN "CLI": exactly these fields; `latch client show` also shows id_token_signed_response_alg.
-      const result = { client_id: client.clientId, client_secret: clientSecret, name: client.name, redirect_uris: client.redirectUris };
+      await recordCommandLineEvent(storage, { type: 'client.created', clientId: client.clientId, details: { name: client.name } });
+      // Exactly these fields, an interface scripts rely on (docs/protocol-decisions.md "Command line"); `latch
+      // client show` also shows id_token_signed_response_alg.
+      // A public client has no secret, so none is printed (RFC 7591 §3.2.1 leaves client_secret out too).
+      const result = {
+        client_id: client.clientId,
+        ...(clientSecret !== null && { client_secret: clientSecret }),
+        name: client.name,
+        redirect_uris: client.redirectUris,
+        // OIDC registration metadata (RP-Initiated Logout 1.0 §3.1, Back-Channel Logout 1.0 §2.2).
+        post_logout_redirect_uris: client.postLogoutRedirectUris,
+        backchannel_logout_uri: client.backchannelLogoutUri,
+        ...kindFields(client),
+      };
       if (values.json) printJson(result);
       else {
         printFields(result);
-        process.stderr.write('\nThe client secret is shown only now. Keep it in your back end (an environment variable), never in a browser or in source code.\n');
+        process.stderr.write(
+          clientSecret === null
+            ? '\nA public client has no secret: the app sends its client_id alone and must use PKCE (S256).\n'
+            : '\nThe client secret is shown only now. Keep it in your back end (an environment variable), never in a browser or in source code.\n',
+        );
       }
       return;
     }
@@ -97,6 +139,7 @@ export async function runClientCommand(args: string[], storage: Storage, policy:
         subcommand === 'add-redirect-uri'
           ? await addRedirectUri(storage, clientIdArg(), uri, policy)
           : await removeRedirectUri(storage, clientIdArg(), uri);
+      await recordCommandLineEvent(storage, { type: 'client.updated', clientId: client.clientId, details: { changed: ['redirect_uris'] } });
       if (values.json) printJson(describeClient(client));
       else printFields({ client_id: client.clientId, redirect_uris: client.redirectUris });
       return;
@@ -105,6 +148,7 @@ export async function runClientCommand(args: string[], storage: Storage, policy:
       const grace = Number(values['grace-seconds'] ?? '0');
       if (!Number.isInteger(grace) || grace < 0 || grace > 30 * 86400) throw new UsageError('--grace-seconds must be an integer from 0 to 2592000');
       const { client, clientSecret } = await rotateClientSecret(storage, clientIdArg(), grace);
+      await recordCommandLineEvent(storage, { type: 'client.secret_rotated', clientId: client.clientId, details: { grace_seconds: grace } });
       const result = {
         client_id: client.clientId,
         client_secret: clientSecret,
@@ -115,7 +159,9 @@ export async function runClientCommand(args: string[], storage: Storage, policy:
       return;
     }
     case 'delete': {
-      if (!(await storage.clients.delete(clientIdArg()))) throw new UsageError(`No client with id ${clientIdArg()}`);
+      const client = await storage.clients.findById(clientIdArg());
+      if (!client || !(await storage.clients.delete(client.clientId))) throw new UsageError(`No client with id ${clientIdArg()}`);
+      await recordCommandLineEvent(storage, { type: 'client.deleted', clientId: client.clientId, details: { name: client.name } });
       process.stdout.write(`Deleted client ${clientIdArg()}; its codes, tokens and consents are gone with it.\n`);
       return;
     }

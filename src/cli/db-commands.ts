@@ -1,16 +1,16 @@
 /**
- * `latch db …`: moving a Latch database (DESIGN "Scale"; src/storage/database-copy.ts does the work), and
- * backing up and restoring the embedded one (DESIGN "reliability"; src/storage/database-backup.ts and
- * database-restore.ts).
+ * `latch db …`: moving a Latch database (docs/protocol-decisions.md "Several processes";
+ * src/storage/database-copy.ts does the work), and backing up and restoring the embedded one
+ * (README "Backup and restore"; src/storage/database-backup.ts and database-restore.ts).
  */
 import { readdirSync } from 'node:fs';
 import { setPriority } from 'node:os';
 import { parseArgs } from 'node:util';
-import { sqlitePath } from '../config.js';
+import { sqlitePath } from '../storage/database-url.js';
 import { copyDatabase } from '../storage/database-copy.js';
 import { backupDatabase } from '../storage/database-backup.js';
 import { restoreDatabase } from '../storage/database-restore.js';
-import type { TableRows } from '../storage/sqlite-file.js';
+import type { TableRows } from '../storage/sqlite/file.js';
 import { UsageError } from './output.js';
 
 export const DB_USAGE = `latch db copy --from URL --to URL [--from-schema S] [--to-schema S] [--force]

@@ -1,12 +1,13 @@
 /**
- * `latch keys …`: the id_token signing keys (crypto/signing-keys.ts). Works against the same database as the
+ * `latch keys …`: the id_token signing keys (keys/signing-keys.ts). Works against the same database as the
  * running servers, which pick changes up within LATCH_SIGNING_KEY_REFRESH_SECONDS.
  */
 import { parseArgs } from 'node:util';
+import { recordCommandLineEvent } from '../audit/audit-log.js';
 import type { Config } from '../config.js';
 import { createKeyEncryption } from '../crypto/key-encryption.js';
 import { isSigningAlgorithm, SIGNING_ALGORITHMS, type SigningAlgorithm } from '../crypto/signing-algorithms.js';
-import { retireSigningKey, rotateSigningKeys, signingKeyState } from '../crypto/signing-keys.js';
+import { retireSigningKey, rotateSigningKeys, signingKeyState } from '../keys/signing-keys.js';
 import { JWKS_MAX_AGE_SECONDS } from '../oauth/jwks.js';
 import type { SigningKeyRecord, Storage } from '../storage/storage.js';
 import { printJson, UsageError } from './output.js';
@@ -29,16 +30,25 @@ function describeKey(key: SigningKeyRecord, now: Date) {
 
 export async function runKeysCommand(args: string[], storage: Storage, config: Config): Promise<void> {
   const [subcommand, ...rest] = args;
-  const { values, positionals } = parseArgs({
+  const now = new Date();
+  if (subcommand === 'retire') {
+    // The one argument is a KID, taken as it is: an RFC 7638 thumbprint in base64url starts with "-" one time
+    // in 64, which an option parser would take for an option.
+    const operands = rest[0] === '--' ? rest.slice(1) : rest;
+    if (operands.length !== 1 || !operands[0]) throw new UsageError('latch keys retire needs one KID (see latch keys list)');
+    const key = await retireSigningKey(storage, operands[0], now);
+    await recordCommandLineEvent(storage, { type: 'signing_key.retired', details: { kid: key.kid, alg: key.alg } });
+    process.stdout.write(`Retired ${key.kid} (${key.alg}): it signs nothing more, and the id_tokens it signed no longer verify once servers reload their keys.\n`);
+    return;
+  }
+  const { values } = parseArgs({
     args: rest,
-    allowPositionals: true,
     options: {
       alg: { type: 'string', default: 'all' },
       'lead-seconds': { type: 'string' },
       json: { type: 'boolean', default: false },
     },
   });
-  const now = new Date();
   switch (subcommand) {
     case 'list': {
       const keys = (await storage.signingKeys.listAll()).map((key) => describeKey(key, now));
@@ -65,6 +75,7 @@ export async function runKeysCommand(args: string[], storage: Storage, config: C
         idTokenTtlSeconds: config.idTokenTtlSeconds,
         refreshSeconds: config.signingKeyRefreshSeconds,
       }, now);
+      for (const r of results) await recordCommandLineEvent(storage, { type: 'signing_key.rotated', details: { kid: r.added.kid, alg: r.added.alg, replaces: r.ended } });
       const summary = results.map((r) => ({ ...describeKey(r.added, now), replaces: r.ended, replaced_keys_retire_at: r.predecessorsRetireAt.toISOString() }));
       if (values.json) printJson(summary);
       else {
@@ -73,13 +84,6 @@ export async function runKeysCommand(args: string[], storage: Storage, config: C
           process.stdout.write(r.replaces.length ? `; ${r.replaces.join(', ')} stops signing then and leaves the JWKS at ${r.replaced_keys_retire_at}\n` : '\n');
         }
       }
-      return;
-    }
-    case 'retire': {
-      const kid = positionals[0];
-      if (!kid) throw new UsageError('latch keys retire needs a KID (see latch keys list)');
-      const key = await retireSigningKey(storage, kid, now);
-      process.stdout.write(`Retired ${key.kid} (${key.alg}): it signs nothing more, and the id_tokens it signed no longer verify once servers reload their keys.\n`);
       return;
     }
     default:

@@ -22,7 +22,8 @@ import { parseArgs } from 'node:util';
 import pino from 'pino';
 import { loadConfig, type Config } from '../config.js';
 import { createKeyEncryption } from '../crypto/key-encryption.js';
-import { ensureSigningKeys } from '../crypto/signing-keys.js';
+import { ensureSigningKeys } from '../keys/signing-keys.js';
+import { serveClusterMetrics } from '../observability/observability.js';
 import { startServer } from '../server.js';
 import { retryWhileDatabaseUnavailable } from '../storage/database-unavailable.js';
 import { migrateToLatest, openStorage, storageOptionsFromConfig } from '../storage/open-storage.js';
@@ -60,7 +61,9 @@ export async function runServeCommand(args: string[]): Promise<number> {
   const config = loadConfig();
   const migrate = !values['no-migrate'];
   if (cluster.isWorker) {
-    const code = await serveOneProcess(config, { migrate: false });
+    // Its slot among the workers (1…N, kept by the worker that replaces it): the `worker` label of its metrics.
+    const workerSlot = Number(process.env.LATCH_WORKER_SLOT) || (cluster.worker?.id ?? 1);
+    const code = await serveOneProcess(config, { migrate: false, workerSlot });
     // A worker lives as long as its channel to the primary: close it, or the process never exits.
     cluster.worker?.disconnect();
     return code;
@@ -71,9 +74,9 @@ export async function runServeCommand(args: string[]): Promise<number> {
 }
 
 /** One server in this process until SIGTERM/SIGINT, then a graceful close (requests in flight finish). */
-async function serveOneProcess(config: Config, options: { migrate: boolean }): Promise<number> {
+async function serveOneProcess(config: Config, options: { migrate: boolean; workerSlot?: number }): Promise<number> {
   if (options.migrate && !(await prepareUnlessStopped(config, pino({ level: config.logLevel })))) return 0;
-  const server = await startServer(config, { migrate: false });
+  const server = await startServer(config, { migrate: false, ...(options.workerSlot !== undefined && { workerSlot: options.workerSlot }) });
   server.app.log.info(`Latch is serving ${config.issuer} (listening on ${server.url})`);
   await new Promise<void>((resolve) => {
     const stop = (signal: string) => {
@@ -96,7 +99,7 @@ async function prepareDatabase(config: Config, log: pino.Logger, signal: AbortSi
     async () => {
       const storage = await openStorage(config.databaseUrl, { ...storageOptions, migrate: false });
       try {
-        await migrateToLatest(storage.db, storageOptions);
+        await migrateToLatest(storage, storageOptions);
         // The first signing keys too, so that the workers only load them rather than each generate some.
         await ensureSigningKeys(storage, createKeyEncryption(config.secret));
       } finally {
@@ -135,14 +138,16 @@ async function runPrimary(config: Config, options: { migrate: boolean; workers: 
   let stopping = false;
   let youngDeathsInARow = 0;
   const pendingRestarts = new Set<NodeJS.Timeout>();
-  // Our own record of live workers and when each started: cluster.workers drops a worker only once it has both
-  // exited and disconnected.
-  const live = new Map<number, number>();
-  const fork = () => live.set(cluster.fork().id, Date.now());
+  // Our own record of live workers, when each started and its slot: cluster.workers drops a worker only once it
+  // has both exited and disconnected.
+  const live = new Map<number, { startedAt: number; slot: number }>();
+  const fork = (slot: number) => live.set(cluster.fork({ LATCH_WORKER_SLOT: String(slot) }).id, { startedAt: Date.now(), slot });
+  // With LATCH_METRICS_PORT, the primary serves every worker's metrics (observability/cluster-metrics.ts).
+  const metrics = await serveClusterMetrics(config, log);
 
-  return new Promise<number>((resolve) => {
+  const stopped = new Promise<number>((resolve) => {
     cluster.on('exit', (worker, code, signal) => {
-      const startedAt = live.get(worker.id) ?? Date.now();
+      const { startedAt, slot } = live.get(worker.id) ?? { startedAt: Date.now(), slot: worker.id };
       live.delete(worker.id);
       if (stopping) {
         if (live.size === 0 && pendingRestarts.size === 0) {
@@ -159,7 +164,7 @@ async function runPrimary(config: Config, options: { migrate: boolean; workers: 
       );
       const timer = setTimeout(() => {
         pendingRestarts.delete(timer);
-        if (!stopping) fork();
+        if (!stopping) fork(slot);
       }, delayMs);
       pendingRestarts.add(timer);
     });
@@ -177,6 +182,11 @@ async function runPrimary(config: Config, options: { migrate: boolean; workers: 
     process.once('SIGINT', () => stop('SIGINT received'));
 
     log.info(`starting ${options.workers} workers`);
-    for (let i = 0; i < options.workers; i++) fork();
+    for (let slot = 1; slot <= options.workers; slot++) fork(slot);
   });
+  try {
+    return await stopped;
+  } finally {
+    await metrics?.close();
+  }
 }

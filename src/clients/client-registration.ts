@@ -4,7 +4,9 @@
  */
 import { generateIdentifier, generateSecret, hashSecret, SECRET_PREFIX } from '../crypto/secrets.js';
 import type { SigningAlgorithm } from '../crypto/signing-algorithms.js';
-import type { Client, Storage } from '../storage/storage.js';
+import type { Client, ClientGrantType, Storage } from '../storage/storage.js';
+import { checkClientKind, DEFAULT_CLIENT_GRANT_TYPES } from './client-kind-policy.js';
+import { checkBackchannelLogoutUri, checkPostLogoutRedirectUris } from './logout-uri-policy.js';
 import { checkRedirectUri } from './redirect-uri-policy.js';
 
 export class ClientRegistrationError extends Error {}
@@ -21,6 +23,18 @@ export interface NewClientRegistration {
   logoUrl?: string | null;
   /** id_token signing algorithm (OIDC Registration `id_token_signed_response_alg`); RS256 when left out. */
   idTokenSignedResponseAlg?: SigningAlgorithm;
+  /** Where the logout endpoint may send people afterwards (OIDC RP-Initiated Logout 1.0 §3.1); none by default. */
+  postLogoutRedirectUris?: string[];
+  /** Where logout tokens are posted (OIDC Back-Channel Logout 1.0 §2.2); none by default. */
+  backchannelLogoutUri?: string | null;
+  /** A single-page or mobile app (token_endpoint_auth_method none): no secret is issued, PKCE is required. */
+  isPublic?: boolean;
+  /** authorization_code and refresh_token when left out; client_credentials for a service. */
+  grantTypes?: ClientGrantType[];
+  /** A service's scopes (the ceiling of its client_credentials tokens); none by default. */
+  scope?: string[];
+  /** A client that registers itself (RFC 7591): the hash of its registration access token (RFC 7592). */
+  registrationAccessTokenHash?: string;
 }
 
 export const MAX_REDIRECT_URIS = 20;
@@ -40,21 +54,65 @@ export function checkRedirectUris(uris: readonly string[], policy: RegistrationP
   return [...new Set(uris)];
 }
 
+/** The logout settings of a client, checked: throws ClientRegistrationError with every problem. */
+export function checkLogoutSettings(
+  settings: { postLogoutRedirectUris: readonly string[]; backchannelLogoutUri: string | null },
+  policy: RegistrationPolicy,
+): { postLogoutRedirectUris: string[]; backchannelLogoutUri: string | null } {
+  const { problems, uris } = checkPostLogoutRedirectUris(settings.postLogoutRedirectUris, policy);
+  const backchannelProblem = settings.backchannelLogoutUri === null ? null : checkBackchannelLogoutUri(settings.backchannelLogoutUri, policy);
+  if (backchannelProblem) problems.push(backchannelProblem);
+  if (problems.length > 0) throw new ClientRegistrationError(problems.join('; '));
+  return { postLogoutRedirectUris: uris, backchannelLogoutUri: settings.backchannelLogoutUri };
+}
+
+/** A confidential client (its secret, shown once); for a public one, registerClientOfAnyKind. */
 export async function registerClient(
+  storage: Storage,
+  registration: NewClientRegistration & { isPublic?: false },
+  policy: RegistrationPolicy,
+  now = new Date(),
+): Promise<{ client: Client; clientSecret: string }> {
+  const { client, clientSecret } = await registerClientOfAnyKind(storage, { ...registration, isPublic: false }, policy, now);
+  return { client, clientSecret: clientSecret! };
+}
+
+/** Any kind of client: the secret to show once, or null for a public client, which has none. */
+export async function registerClientOfAnyKind(
   storage: Storage,
   registration: NewClientRegistration,
   policy: RegistrationPolicy,
   now = new Date(),
-): Promise<{ client: Client; clientSecret: string }> {
+): Promise<{ client: Client; clientSecret: string | null }> {
   const nameProblem = checkClientName(registration.name);
   if (nameProblem) throw new ClientRegistrationError(nameProblem);
-  const redirectUris = checkRedirectUris(registration.redirectUris, policy);
+  const isPublic = registration.isPublic ?? false;
+  const grantTypes = [...new Set(registration.grantTypes ?? DEFAULT_CLIENT_GRANT_TYPES)];
+  const scope = [...new Set(registration.scope ?? [])];
+  const kindProblems = checkClientKind({ isPublic, grantTypes, scope });
+  if (kindProblems.length > 0) throw new ClientRegistrationError(kindProblems.join('; '));
+  // A service that only uses client_credentials never sends anyone anywhere: redirect URIs are optional for it.
+  const redirectUris =
+    grantTypes.includes('authorization_code') || registration.redirectUris.length > 0 ? checkRedirectUris(registration.redirectUris, policy) : [];
+  const logout = checkLogoutSettings(
+    { postLogoutRedirectUris: registration.postLogoutRedirectUris ?? [], backchannelLogoutUri: registration.backchannelLogoutUri ?? null },
+    policy,
+  );
+  // A public client gets no secret (RFC 6749 §2.1: it could not keep one). The column still holds the hash of
+  // a random value nobody ever sees, and client authentication refuses secrets for public clients anyway.
   const clientSecret = generateSecret(SECRET_PREFIX.clientSecret);
   const client = await storage.clients.insert(
     {
       clientId: generateIdentifier(16),
       name: registration.name.trim(),
       secretHash: hashSecret(clientSecret),
+      tokenEndpointAuthMethod: isPublic ? 'none' : 'client_secret_basic',
+      grantTypes,
+      scope,
+      ...(registration.registrationAccessTokenHash !== undefined && {
+        registrationAccessTokenHash: registration.registrationAccessTokenHash,
+        registeredDynamically: true,
+      }),
       previousSecretHash: null,
       previousSecretExpiresAt: null,
       redirectUris,
@@ -62,10 +120,11 @@ export async function registerClient(
       homepageUrl: registration.homepageUrl ?? null,
       logoUrl: registration.logoUrl ?? null,
       ...(registration.idTokenSignedResponseAlg !== undefined && { idTokenSignedResponseAlg: registration.idTokenSignedResponseAlg }),
+      ...logout,
     },
     now,
   );
-  return { client, clientSecret };
+  return { client, clientSecret: isPublic ? null : clientSecret };
 }
 
 async function requireClient(storage: Storage, clientId: string): Promise<Client> {
@@ -101,6 +160,9 @@ export async function rotateClientSecret(
   now = new Date(),
 ): Promise<{ client: Client; clientSecret: string }> {
   const client = await requireClient(storage, clientId);
+  if (client.tokenEndpointAuthMethod === 'none') {
+    throw new ClientRegistrationError(`Client ${clientId} is a public client (a single-page or mobile app): it has no secret to rotate`);
+  }
   const clientSecret = generateSecret(SECRET_PREFIX.clientSecret);
   const patch = {
     secretHash: hashSecret(clientSecret),

@@ -1,7 +1,7 @@
 /**
- * Encryption of signing keys at rest (DESIGN "Secrets at rest"): AES-256-GCM under a key derived from
- * LATCH_SECRET with HKDF-SHA256 (RFC 5869), a fresh 96-bit IV per value (NIST SP 800-38D §8.2), and the key id
- * as additional authenticated data, so that an encrypted private key cannot be moved to another row.
+ * Encryption of signing keys at rest (docs/protocol-decisions.md "Secrets at rest"): AES-256-GCM under a key
+ * derived from LATCH_SECRET with HKDF-SHA256 (RFC 5869), a fresh 96-bit IV per value (NIST SP 800-38D §8.2), and
+ * the key id as additional authenticated data, so that an encrypted private key cannot be moved to another row.
  *
  * Stored form: `v1.<iv>.<ciphertext>.<tag>`, base64url. The version leaves room for a later scheme.
  */
@@ -18,8 +18,9 @@ export interface KeyEncryption {
   decrypt(stored: string, associatedData: string): string;
 }
 
-export function createKeyEncryption(secret: string): KeyEncryption {
-  const key = Buffer.from(hkdfSync('sha256', secret, HKDF_SALT, HKDF_INFO, 32));
+/** `info` separates the keys derived for different uses (RFC 5869 §3.2); signing keys use the default. */
+export function createKeyEncryption(secret: string, info: string = HKDF_INFO): KeyEncryption {
+  const key = Buffer.from(hkdfSync('sha256', secret, HKDF_SALT, info, 32));
   return {
     encrypt(plaintext, associatedData) {
       const iv = randomBytes(12);

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { generateIdentifier, generateSecret, generateTimeOrderedSecret, hashSecret, hashTimeOrderedSecret, SECRET_PREFIX } from './secrets.js';
+import { generateIdentifier, generateSecret, generateTimeOrderedIdentifier, generateTimeOrderedSecret, hashSecret, hashTimeOrderedSecret, SECRET_PREFIX } from './secrets.js';
 
 const BASE64URL_256_BITS = /^[A-Za-z0-9_-]{43}$/;
 /** A fixed instant: 2030-06-01T12:00:00.123Z. */
@@ -113,5 +113,16 @@ describe('identifiers', () => {
       assert.match(identifier, /^[A-Za-z0-9][A-Za-z0-9_-]{21}$/);
     }
     assert.equal(new Set(identifiers).size, identifiers.length);
+  });
+
+  test('time-ordered identifiers (grant ids) start with the time, so that later ones sort after earlier ones, and are unique', () => {
+    const earlier = Array.from({ length: 500 }, () => generateTimeOrderedIdentifier(NOW_MS));
+    const later = generateTimeOrderedIdentifier(NOW_MS + 1);
+    for (const identifier of earlier) {
+      assert.match(identifier, /^[0-9a-f]{11}[A-Za-z0-9_-]{22}$/);
+      assert.equal(parseInt(identifier.slice(0, 11), 16), NOW_MS);
+      assert.ok(identifier < later, `${identifier} sorts before ${later}`);
+    }
+    assert.equal(new Set(earlier).size, earlier.length);
   });
 });

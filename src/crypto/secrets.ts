@@ -1,5 +1,5 @@
 /**
- * High-entropy secrets: client secrets, access tokens, authorization codes and session ids.
+ * High-entropy secrets: client secrets, access and refresh tokens, authorization codes and session ids.
  *
  * Each is 256 random bits, carried with a short recognisable prefix so that secret scanners can find leaked
  * ones, and stored only as a SHA-256 hash. A fast hash is right for 256-bit random values (a slow KDF would
@@ -12,6 +12,11 @@ export const SECRET_PREFIX = {
   accessToken: 'latch_at_',
   authorizationCode: 'latch_ac_',
   browserSession: 'latch_bs_',
+  refreshToken: 'latch_rt_',
+  /** An access token of the client_credentials grant (no user): told apart by its prefix before any lookup. */
+  serviceToken: 'latch_st_',
+  /** RFC 7592 registration access token of a client that registered itself. */
+  registrationAccessToken: 'latch_rat_',
 } as const;
 
 /**
@@ -65,11 +70,21 @@ const TIME_ORDERED = /^latch_[a-z]{2}_([0-9a-f]{11})[A-Za-z0-9_-]{43}$/;
  *
  * Why the time: its stored key (hashTimeOrderedSecret) starts with it, so new rows land at the end of the
  * table's key index instead of on a random page. On SQLite every page a commit touches is written to the WAL
- * whole; a random key costs a 4 KiB page write per insert (measured: more than half of a code exchange's
- * CPU), a time-ordered key shares the last page with the other inserts of its group commit.
+ * whole; a random key costs a 4 KiB page write per index per insert, the larger part of a code exchange's work,
+ * while a time-ordered key shares the last page with the other inserts of its group commit
+ * (BENCHMARKS.md, "Time-ordered token and code keys").
  */
 export function generateTimeOrderedSecret(prefix: string, now = Date.now()): string {
   return prefix + Math.floor(now).toString(16).padStart(TIME_DIGITS, '0') + random256Base64url();
+}
+
+/**
+ * A new identifier (not a secret) for rows that grow with every request and are indexed, such as grant ids:
+ * the creation time first, for the reason given above (an index on it is appended to, not written at a random
+ * page), then 128 random bits.
+ */
+export function generateTimeOrderedIdentifier(now = Date.now()): string {
+  return Math.floor(now).toString(16).padStart(TIME_DIGITS, '0') + random256Base64url().slice(0, 22);
 }
 
 /**
@@ -83,7 +98,8 @@ export function hashTimeOrderedSecret(secret: string): string {
 
 /** SHA-256 of a secret, base64url: the only form in which secrets are stored. */
 export function hashSecret(secret: string): string {
-  // crypto.hash: the one-shot form, without a Hash object (twice as fast here, on every token request).
+  // crypto.hash: the one-shot form, without a Hash object, is the cheaper one on every token request
+  // (BENCHMARKS.md, "SHA-256 in one call").
   return hash('sha256', secret, 'base64url');
 }
 

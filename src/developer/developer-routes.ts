@@ -6,7 +6,10 @@
  * creates it. An app is visible only to the user who registered it; anyone else gets a 404.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { AuditLog } from '../audit/audit-log.js';
+import { changedFields } from '../audit/changed-fields.js';
 import { isRegisteredRedirectUri, type RedirectUriMismatch } from '../clients/redirect-uri-match.js';
+import { checkBackchannelLogoutUri, checkPostLogoutRedirectUris } from '../clients/logout-uri-policy.js';
 import { checkRedirectUri } from '../clients/redirect-uri-policy.js';
 import {
   addRedirectUri,
@@ -14,35 +17,29 @@ import {
   checkRedirectUris,
   ClientRegistrationError,
   MAX_REDIRECT_URIS,
-  registerClient,
+  registerClientOfAnyKind,
   rotateClientSecret,
 } from '../clients/client-registration.js';
 import type { Config } from '../config.js';
-import { InvalidRequest } from '../errors.js';
+import { PageError } from '../errors.js';
 import { formField, noticeFor } from '../http/form-fields.js';
-import type { CurrentSession } from '../interaction/browser-session.js';
-import { requireBrowserSession } from '../interaction/require-session.js';
-import { describeDuration } from '../mail/messages.js';
+import type { CurrentSession } from '../session/browser-session.js';
+import { requireBrowserSession } from '../session/require-session.js';
 import type { Client, ClientEvent, Storage } from '../storage/storage.js';
-import { formatTime } from '../views/format.js';
 import { ClientSecretPage } from '../views/pages/client-secret-page.js';
-import { DeveloperAppPage, type FailedRequestView } from '../views/pages/developer-app-page.js';
-import { DeveloperPage, type RegisterAppField } from '../views/pages/developer-page.js';
-import { renderErrorPage, renderPage } from '../views/render.js';
+import { APP_NOTICES, DeveloperAppPage, type AppNotice, type DeveloperAppPageProps, type FailedRequestView } from '../views/pages/developer-app-page.js';
+import { CONSOLE_NOTICES, DeveloperPage, type ConsoleNotice, type RegisterAppField } from '../views/pages/developer-page.js';
+import { renderPage } from '../http/render-page.js';
 import { checkAppUrl, parseRedirectUriLines } from './app-details.js';
 import { buildIntegrationGuide } from './integration-guide.js';
 
 export interface DeveloperRouteDeps {
   storage: Storage;
   config: Config;
+  audit: AuditLog;
 }
 
 const FAILED_REQUESTS_SHOWN = 20;
-const APP_NOTICES = {
-  saved: 'Settings saved.',
-  'redirect-added': 'Redirect URL added. Try the sign-in again.',
-};
-const CONSOLE_NOTICES = { deleted: 'The app was deleted. Its tokens no longer work.' };
 
 type AppForm = Record<RegisterAppField, string>;
 
@@ -52,11 +49,16 @@ function readAppForm(body: unknown): AppForm {
     redirectUris: formField(body, 'redirect_uris', 50_000),
     homepageUrl: formField(body, 'homepage_url', 2100).trim(),
     logoUrl: formField(body, 'logo_url', 2100).trim(),
+    postLogoutRedirectUris: formField(body, 'post_logout_redirect_uris', 50_000),
+    backchannelLogoutUri: formField(body, 'backchannel_logout_uri', 2100).trim(),
   };
 }
 
 /** Every problem of the form, keyed by field: the same checks as `latch client create`, plus the optional URLs. */
-function checkAppForm(form: AppForm, config: Config): { errors: Partial<Record<RegisterAppField, string>>; redirectUris: string[] } {
+function checkAppForm(
+  form: AppForm,
+  config: Config,
+): { errors: Partial<Record<RegisterAppField, string>>; redirectUris: string[]; postLogoutRedirectUris: string[]; backchannelLogoutUri: string | null } {
   const errors: Partial<Record<RegisterAppField, string>> = {};
   const nameProblem = checkClientName(form.name);
   if (nameProblem) errors.name = nameProblem;
@@ -71,7 +73,13 @@ function checkAppForm(form: AppForm, config: Config): { errors: Partial<Record<R
   if (homepageProblem) errors.homepageUrl = homepageProblem;
   const logoProblem = form.logoUrl ? checkAppUrl('Logo URL', form.logoUrl, config) : null;
   if (logoProblem) errors.logoUrl = logoProblem;
-  return { errors, redirectUris };
+  const policy = { developmentMode: config.developmentMode };
+  const postLogout = checkPostLogoutRedirectUris(parseRedirectUriLines(form.postLogoutRedirectUris), policy);
+  if (postLogout.problems.length > 0) errors.postLogoutRedirectUris = postLogout.problems.join('; ');
+  const backchannelLogoutUri = form.backchannelLogoutUri || null;
+  const backchannelProblem = backchannelLogoutUri === null ? null : checkBackchannelLogoutUri(backchannelLogoutUri, policy);
+  if (backchannelProblem) errors.backchannelLogoutUri = backchannelProblem;
+  return { errors, redirectUris, postLogoutRedirectUris: postLogout.uris, backchannelLogoutUri };
 }
 
 function readMismatch(details: Record<string, unknown> | null): RedirectUriMismatch | null {
@@ -99,8 +107,8 @@ function toFailedRequestView(event: ClientEvent, client: Client, config: Config)
   return { createdAt: event.createdAt, endpoint: event.endpoint, error: event.error, description: event.description, requestId: event.requestId, mismatch: view };
 }
 
-export function registerDeveloperRoutes(app: FastifyInstance, { storage, config }: DeveloperRouteDeps): void {
-  async function renderConsole(reply: FastifyReply, current: CurrentSession, extra: { status?: number; notice?: string; values?: Partial<AppForm>; errors?: Partial<AppForm> } = {}) {
+export function registerDeveloperRoutes(app: FastifyInstance, { storage, config, audit }: DeveloperRouteDeps): void {
+  async function renderConsole(reply: FastifyReply, current: CurrentSession, extra: { status?: number; notice?: ConsoleNotice; values?: Partial<AppForm> & { appType?: string }; errors?: Partial<AppForm> } = {}) {
     const clients = await storage.clients.listByOwner(current.user.id);
     return renderPage(
       reply.code(extra.status ?? 200),
@@ -117,35 +125,36 @@ export function registerDeveloperRoutes(app: FastifyInstance, { storage, config 
   async function renderApp(
     reply: FastifyReply,
     client: Client,
-    extra: { status?: number; notice?: string; values?: Partial<AppForm>; errors?: Partial<Record<RegisterAppField | 'confirmDelete', string>> } = {},
+    extra: { status?: number; notice?: AppNotice; values?: Partial<AppForm>; errors?: DeveloperAppPageProps['errors'] } = {},
   ) {
-    const events = await storage.clientEvents.listRecent(client.clientId, FAILED_REQUESTS_SHOWN);
+    const now = new Date();
+    const [events, liveGrants] = await Promise.all([storage.clientEvents.listRecent(client.clientId, FAILED_REQUESTS_SHOWN), storage.tokens.countLiveGrants(client.clientId, now)]);
     return renderPage(
       reply.code(extra.status ?? 200),
       DeveloperAppPage({
         csrfToken: reply.generateCsrf(),
         issuer: config.issuer,
         app: client,
-        now: new Date(),
+        now,
         graceSeconds: config.secretRotationGraceSeconds,
         notice: extra.notice,
         values: extra.values ?? {},
         errors: extra.errors ?? {},
         failedRequests: events.map((event) => toFailedRequestView(event, client, config)),
         guide: buildIntegrationGuide(config.issuer, client),
+        liveGrants,
       }),
     );
   }
 
-  /** The signed-in user and their app named in the URL; null after sending a sign-in redirect. */
+  /** The signed-in user and their app named in the URL; null after sending a sign-in redirect; 404 for anyone else's. */
   async function ownApp(request: FastifyRequest, reply: FastifyReply): Promise<{ current: CurrentSession; client: Client } | null> {
     const { clientId } = request.params as { clientId: string };
     const current = await requireBrowserSession(storage, config, request, reply, `/developer/apps/${encodeURIComponent(clientId)}`);
     if (!current) return null;
     const client = await storage.clients.findById(clientId);
     if (!client || client.ownerUserId !== current.user.id) {
-      renderErrorPage(reply.code(404), request, new InvalidRequest('None of your apps has this client id. Apps registered with the CLI do not appear in the console.'));
-      return null;
+      throw new PageError(404, 'None of your apps has this client id. Apps registered with the CLI do not appear in the console.');
     }
     return { current, client };
   }
@@ -160,14 +169,26 @@ export function registerDeveloperRoutes(app: FastifyInstance, { storage, config 
     const current = await requireBrowserSession(storage, config, request, reply, '/developer');
     if (!current) return reply;
     const form = readAppForm(request.body);
-    const { errors, redirectUris } = checkAppForm(form, config);
-    if (Object.keys(errors).length > 0) return renderConsole(reply, current, { status: 400, values: form, errors });
-    const { client, clientSecret } = await registerClient(
+    const { errors, redirectUris, postLogoutRedirectUris, backchannelLogoutUri } = checkAppForm(form, config);
+    if (Object.keys(errors).length > 0) return renderConsole(reply, current, { status: 400, values: { ...form, appType: formField(request.body, 'app_type', 16) }, errors });
+    // "Single-page or mobile app": a public client, no secret (issue 18).
+    const isPublic = formField(request.body, 'app_type', 16) === 'public';
+    const { client, clientSecret } = await registerClientOfAnyKind(
       storage,
-      { name: form.name, redirectUris, ownerUserId: current.user.id, homepageUrl: form.homepageUrl || null, logoUrl: form.logoUrl || null },
+      {
+        isPublic,
+        name: form.name,
+        redirectUris,
+        ownerUserId: current.user.id,
+        homepageUrl: form.homepageUrl || null,
+        logoUrl: form.logoUrl || null,
+        postLogoutRedirectUris,
+        backchannelLogoutUri,
+      },
       { developmentMode: config.developmentMode },
     );
     request.log.info({ event: 'client_registered', clientId: client.clientId, userId: current.user.id }, 'app registered');
+    audit.record(request, { type: 'client.created', userId: current.user.id, clientId: client.clientId, details: { name: client.name, via: 'console' } });
     return renderPage(reply.code(201), ClientSecretPage({ appName: client.name, clientId: client.clientId, clientSecret, reason: 'registered' }));
   });
 
@@ -181,13 +202,12 @@ export function registerDeveloperRoutes(app: FastifyInstance, { storage, config 
     const owned = await ownApp(request, reply);
     if (!owned) return reply;
     const form = readAppForm(request.body);
-    const { errors, redirectUris } = checkAppForm(form, config);
+    const { errors, redirectUris, postLogoutRedirectUris, backchannelLogoutUri } = checkAppForm(form, config);
     if (Object.keys(errors).length > 0) return renderApp(reply, owned.client, { status: 400, values: form, errors });
-    await storage.clients.update(
-      owned.client.clientId,
-      { name: form.name.trim(), redirectUris, homepageUrl: form.homepageUrl || null, logoUrl: form.logoUrl || null },
-      new Date(),
-    );
+    const patch = { name: form.name.trim(), redirectUris, homepageUrl: form.homepageUrl || null, logoUrl: form.logoUrl || null, postLogoutRedirectUris, backchannelLogoutUri };
+    await storage.clients.update(owned.client.clientId, patch, new Date());
+    const changed = changedFields(owned.client, patch);
+    audit.record(request, { type: 'client.updated', userId: owned.current.user.id, clientId: owned.client.clientId, details: { changed, via: 'console' } });
     return reply.redirect(`/developer/apps/${owned.client.clientId}?notice=saved`, 303);
   });
 
@@ -198,6 +218,7 @@ export function registerDeveloperRoutes(app: FastifyInstance, { storage, config 
     if (!isRegisteredRedirectUri(owned.client.redirectUris, uri)) {
       try {
         await addRedirectUri(storage, owned.client.clientId, uri, { developmentMode: config.developmentMode });
+        audit.record(request, { type: 'client.updated', userId: owned.current.user.id, clientId: owned.client.clientId, details: { changed: ['redirect_uris'], via: 'console' } });
       } catch (error) {
         if (!(error instanceof ClientRegistrationError)) throw error;
         return renderApp(reply, owned.client, { status: 400, errors: { redirectUris: error.message } });
@@ -210,26 +231,26 @@ export function registerDeveloperRoutes(app: FastifyInstance, { storage, config 
   app.post('/developer/apps/:clientId/secret', { preHandler: app.csrfProtection }, async (request, reply) => {
     const owned = await ownApp(request, reply);
     if (!owned) return reply;
+    if (owned.client.tokenEndpointAuthMethod === 'none') throw new PageError(400, 'This app is a single-page or mobile app (a public client): it has no secret to rotate.');
     const graceSeconds = formField(request.body, 'grace') === 'none' ? 0 : config.secretRotationGraceSeconds;
     const now = new Date();
     const { client, clientSecret } = await rotateClientSecret(storage, owned.client.clientId, graceSeconds, now);
     request.log.info({ event: 'client_secret_rotated', clientId: client.clientId, graceSeconds }, 'client secret rotated');
-    const previousSecretStatement =
-      graceSeconds > 0 && client.previousSecretExpiresAt
-        ? `The previous secret keeps working for ${describeDuration(graceSeconds)}, until ${formatTime(client.previousSecretExpiresAt)}; then it stops. Deploy the new secret before then.`
-        : 'The previous secret stopped working immediately.';
-    return renderPage(reply, ClientSecretPage({ appName: client.name, clientId: client.clientId, clientSecret, reason: 'rotated', previousSecretStatement }));
+    audit.record(request, { type: 'client.secret_rotated', userId: owned.current.user.id, clientId: client.clientId, details: { grace_seconds: graceSeconds, via: 'console' } });
+    const previousSecret = { graceSeconds, expiresAt: client.previousSecretExpiresAt };
+    return renderPage(reply, ClientSecretPage({ appName: client.name, clientId: client.clientId, clientSecret, reason: 'rotated', previousSecret }));
   });
 
   app.post('/developer/apps/:clientId/delete', { preHandler: app.csrfProtection }, async (request, reply) => {
     const owned = await ownApp(request, reply);
     if (!owned) return reply;
     if (formField(request.body, 'confirm') !== 'yes') {
-      return renderApp(reply, owned.client, { status: 400, errors: { confirmDelete: 'Tick the box to confirm that you want to delete this app' } });
+      return renderApp(reply, owned.client, { status: 400, errors: { confirmDelete: true } });
     }
     // Deleting the client deletes its codes, tokens, consents and events with it (ON DELETE CASCADE).
     await storage.clients.delete(owned.client.clientId);
     request.log.info({ event: 'client_deleted', clientId: owned.client.clientId, userId: owned.current.user.id }, 'app deleted');
+    audit.record(request, { type: 'client.deleted', userId: owned.current.user.id, clientId: owned.client.clientId, details: { name: owned.client.name, via: 'console' } });
     return reply.redirect('/developer?notice=deleted', 303);
   });
 }

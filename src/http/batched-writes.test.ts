@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import Fastify, { type FastifyInstance } from 'fastify';
-import { atTurnEnd } from '../event-loop/turn-end.js';
+import { atTurnEnd } from '../storage/sqlite/turn-end.js';
 import { registerBatchedWrites } from './batched-writes.js';
 
 describe('batched writes', () => {
@@ -17,7 +17,7 @@ describe('batched writes', () => {
       setImmediate(() => marks.push('immediate queued by the handler'));
       return { id: (request.query as { id?: string }).id ?? null };
     });
-    // Like a request whose write unit is group-committed at the turn's end (storage/sqlite-fast-path.ts).
+    // Like a request whose write unit is group-committed at the turn's end (storage/sqlite/group-commit.ts).
     app.get('/after-turn-end', async (_request, reply) => {
       reply.raw.once('finish', () => marks.push('written'));
       await new Promise<void>((resolve) =>

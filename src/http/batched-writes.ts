@@ -1,16 +1,14 @@
 /**
  * Responses are written in batches, once per turn of the event loop: a response that is ready waits until the
- * I/O callbacks of the current turn have run (event-loop/turn-end.ts), and then every response that became
+ * I/O callbacks of the current turn have run (storage/sqlite/turn-end.ts), and then every response that became
  * ready in that turn is written, one after the other. A response that becomes ready at the turn's end (after
  * a group commit) is written at once: it is already in a batch.
  *
  * Why: each write to a client's socket may have to wake the client's process, and when that process sleeps on
  * another CPU the wake-up is an interrupt between CPUs, which on a virtual machine costs more than answering a
- * userinfo request (`perf` on the bench: a sixth of Latch's CPU went to waking the load client). Written back
- * to back, the responses of one turn wake a client once, and the client sends its next requests together, so
- * the next turn has more to do per wake-up as well. Measured with bench/compare.mjs: userinfo at saturation
- * 15,000 → 27,000 requests/s on two cores, CPU per request 67 → 38 µs. Redis writes its replies the same way,
- * just before its event loop sleeps.
+ * userinfo request. Written back to back, the responses of one turn wake a client once, and the client sends
+ * its next requests together, so the next turn has more to do per wake-up as well (BENCHMARKS.md, "Responses
+ * written once per event-loop turn"). Redis writes its replies the same way, just before its event loop sleeps.
  *
  * The cost is latency within a turn: a response waits for the other requests that arrived with it, never for
  * anything that arrives later, and never for a timer. Order on a connection is unchanged (Node queues the
@@ -22,7 +20,7 @@
  * dropped here and logged as the bug it is (`countDoubleSends` lets the tests check that none happened).
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { atTurnEnd, isAtTurnEnd } from '../event-loop/turn-end.js';
+import { atTurnEnd, isAtTurnEnd } from '../storage/sqlite/turn-end.js';
 
 type OnSendDone = (error: Error | null, payload?: unknown) => void;
 

@@ -1,14 +1,17 @@
 /**
- * Reading an OAuth form body (RFC 6749 §4.1.3: application/x-www-form-urlencoded; spec 4.2 also uses
- * multipart/form-data) into parameters, each a string or, when repeated, a list of strings.
+ * Reading an OAuth form body (RFC 6749 §4.1.3: application/x-www-form-urlencoded; the service's reference call
+ * also sends multipart/form-data, docs/protocol-decisions.md "Token endpoint") into parameters, each a string or,
+ * when repeated, a list of strings.
  *
  * Multipart is read here, part by part, rather than by a body-parsing hook, so that every way a multipart
  * body can be malformed (truncated, no closing boundary, a file, an oversized field) becomes invalid_request
  * naming the problem, never a server error.
  */
 import type { FastifyError, FastifyRequest } from 'fastify';
-import { InvalidRequest, OAuthError } from '../errors.js';
-import type { RawParams } from '../oauth/params.js';
+import { InvalidRequest, OAuthError, PageError } from '../errors.js';
+
+/** Request parameters as read from a query string or a form body: a string, or a list when repeated. */
+export type RawParams = Record<string, string | string[] | undefined>;
 
 function addParam(params: RawParams, name: string, value: string): void {
   const existing = params[name];
@@ -61,7 +64,11 @@ export function readFormParams(request: FastifyRequest): Promise<RawParams> | Ra
  * A page form's upload that could not be read: cut short, not well-formed multipart, or over the form's
  * limits. The description is for the person who sent it, shown on the page they came from.
  */
-export class UploadProblem extends InvalidRequest {}
+export class UploadProblem extends PageError {
+  constructor(description: string, options: { cause?: unknown } = {}) {
+    super(400, description, options);
+  }
+}
 
 export interface UploadForm {
   /** The plain fields, each a string or, when repeated, a list (no prototype: __proto__ stays a field). */

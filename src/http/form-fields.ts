@@ -4,8 +4,11 @@ export function formField(body: unknown, name: string, maxLength = 10_000): stri
   return typeof value === 'string' ? value.slice(0, maxLength) : '';
 }
 
-/** A fixed notice chosen by a key from the query string: nothing the URL says is shown as text. */
-export function noticeFor(query: unknown, notices: Record<string, string>): string | undefined {
+/**
+ * The notice `?notice=` names, when it is one of the page's own (`notices`, its texts by key): the page shows its
+ * fixed text, and nothing the URL says is shown.
+ */
+export function noticeFor<Key extends string>(query: unknown, notices: Readonly<Record<Key, string>>): Key | undefined {
   const key = (query as Record<string, unknown> | undefined)?.notice;
-  return typeof key === 'string' && Object.hasOwn(notices, key) ? notices[key] : undefined;
+  return typeof key === 'string' && Object.hasOwn(notices, key) ? (key as Key) : undefined;
 }

@@ -6,7 +6,10 @@
 import type { FastifyRequest } from 'fastify';
 
 export interface RequestFailure {
-  /** The error code sent (RFC 6749 §5.2 code, or Fastify's FST_* code for framework errors). */
+  /**
+   * The error code sent (RFC 6749 §5.2 code, or Fastify's FST_* code for framework errors); for a page error,
+   * which sends none, its status in words (404 → not_found).
+   */
   error: string;
   /** The description sent to the client: what the client has to fix. */
   reason: string;

@@ -9,9 +9,9 @@ import helmet, { type HelmetOptions } from 'helmet';
 
 /**
  * The headers helmet sets for `options`, asked of helmet once. @fastify/helmet runs helmet(options) on every
- * request, building each middleware and parsing the CSP directives again (about 4% of a userinfo request's
- * CPU in the bench's profile). With options that hold no per-request values (no nonces) the answer never
- * changes, so Latch takes it once at start and copies it onto each response.
+ * request, building each middleware and parsing the CSP directives again, a measurable share of a userinfo request
+ * (BENCHMARKS.md, "Security headers computed once"). With options that hold no per-request values (no nonces) the
+ * answer never changes, so Latch takes it once at start and copies it onto each response.
  */
 export function computeHelmetHeaders(options: HelmetOptions): Readonly<Record<string, string>> {
   const headers: Record<string, string> = {};
@@ -77,6 +77,8 @@ export function pageContentSecurityPolicy(extraFormActions: readonly string[] = 
     "style-src 'self'",
     "img-src 'self' https: data:",
     "script-src 'self'",
+    // The passkey script (/assets/passkeys.js) fetches its ceremony options from Latch itself.
+    "connect-src 'self'",
     `form-action 'self'${extraFormActions.map((source) => ` ${source}`).join('')}`,
     "frame-ancestors 'none'",
     "base-uri 'none'",

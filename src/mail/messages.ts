@@ -1,11 +1,6 @@
 /** The text of Latch's mails: plain text, with the one link each mail exists for on a line of its own. */
+import { describeDuration } from '../views/format.js';
 import type { MailMessage } from './mailer.js';
-
-function describeDuration(seconds: number): string {
-  if (seconds % 86400 === 0) return seconds === 86400 ? '24 hours' : `${seconds / 86400} days`;
-  if (seconds % 3600 === 0) return seconds === 3600 ? '1 hour' : `${seconds / 3600} hours`;
-  return `${Math.round(seconds / 60)} minutes`;
-}
 
 export function emailVerificationMessage(to: { email: string; name: string }, link: string, ttlSeconds: number): MailMessage {
   return {
@@ -41,4 +36,44 @@ export function passwordResetMessage(to: { email: string; name: string }, link: 
   };
 }
 
-export { describeDuration };
+/**
+ * A second factor was added or removed (issue 17): the owner hears of it, so that a change they did not make
+ * does not go unnoticed.
+ */
+export function secondFactorChangedMessage(to: { email: string; name: string }, change: 'app-added' | 'app-removed' | 'recovery-codes-regenerated', accountUrl: string): MailMessage {
+  const what: readonly [string, string] = {
+    'app-added': ['An authenticator app was added to your Latch account', 'Two-step verification is now on: signing in asks for a code from the app after your password.'],
+    'app-removed': ['The authenticator app was removed from your Latch account', 'Two-step verification is now off: signing in needs only your password.'],
+    'recovery-codes-regenerated': ['New recovery codes for your Latch account', 'New recovery codes were made for your account; the old ones no longer work.'],
+  }[change] as [string, string];
+  return {
+    to: to.email,
+    subject: what[0],
+    text: [
+      `Hello ${to.name},`,
+      '',
+      what[1],
+      '',
+      'If this was not you, change your password and check your two-step verification settings now:',
+      '',
+      accountUrl,
+    ].join('\n'),
+  };
+}
+
+/** A passkey was added to or removed from the account (issue 17). */
+export function passkeyChangedMessage(to: { email: string; name: string }, change: 'added' | 'removed', passkeyName: string, accountUrl: string): MailMessage {
+  return {
+    to: to.email,
+    subject: change === 'added' ? 'A passkey was added to your Latch account' : 'A passkey was removed from your Latch account',
+    text: [
+      `Hello ${to.name},`,
+      '',
+      change === 'added' ? `The passkey "${passkeyName}" can now sign in to your account.` : `The passkey "${passkeyName}" can no longer sign in to your account.`,
+      '',
+      'If this was not you, change your password and check your passkeys now:',
+      '',
+      accountUrl,
+    ].join('\n'),
+  };
+}

@@ -5,10 +5,10 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { issuerIsLocal, type Config } from '../config.js';
-import { readBrowserSession } from '../interaction/browser-session.js';
+import { renderPage } from '../http/render-page.js';
+import { readBrowserSession } from '../session/browser-session.js';
 import type { Storage } from '../storage/storage.js';
 import { OutboxPage } from '../views/pages/outbox-page.js';
-import { renderPage } from '../views/render.js';
 
 const OUTBOX_PAGE_SIZE = 50;
 
@@ -19,7 +19,8 @@ export function outboxPageIsAvailable(config: Config): boolean {
 export function registerOutboxRoutes(app: FastifyInstance, { storage, config }: { storage: Storage; config: Config }): void {
   if (!outboxPageIsAvailable(config)) return;
   app.get('/dev/outbox', async (request, reply) => {
-    const [messages, current] = await Promise.all([storage.outbox.listRecent(OUTBOX_PAGE_SIZE), readBrowserSession(storage, config, request)]);
+    const [kept, current] = await Promise.all([storage.outbox.listRecent(OUTBOX_PAGE_SIZE), readBrowserSession(storage, config, request)]);
+    const messages = kept.map(({ to, subject, text, createdAt }) => ({ to, subject, text, createdAt }));
     return renderPage(reply, OutboxPage({ messages, issuer: config.issuer, signedIn: !!current }));
   });
 }

@@ -1,7 +1,8 @@
 /**
  * GET and POST /oauth2/authorize, and the consent decision, POST /oauth2/authorize/decision.
  *
- * RFC 6749 §4.1.1–4.1.2.1, RFC 7636 §4.3, RFC 9207, OIDC Core §3.1.2, DESIGN "Authorization request" and "Consent".
+ * RFC 6749 §4.1.1–4.1.2.1, RFC 7636 §4.3, RFC 9207, OIDC Core §3.1.2;
+ * docs/protocol-decisions.md "Authorization request" and "Consent".
  * Steps: verify client_id and redirect_uri (errors: page) → validate the rest (errors: redirect) →
  * require a browser session fresh enough for prompt/max_age/id_token_hint (else sign-in, or login_required
  * with prompt=none) → remembered consent unless prompt=consent, or the consent page (consent_required with
@@ -13,26 +14,28 @@
  */
 import { parse as parseQueryString } from 'node:querystring';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { AuditLog } from '../audit/audit-log.js';
 import type { Config } from '../config.js';
-import type { SigningKeyCache } from '../crypto/signing-key-cache.js';
+import type { SigningKeyCache } from '../keys/signing-key-cache.js';
 import { AccessDenied, ConsentRequired, InvalidRequest, LoginRequired } from '../errors.js';
 import { formActionSourceFor } from '../http/security-headers.js';
-import { readBrowserSession } from '../interaction/browser-session.js';
+import { readBrowserSession, type CurrentSession } from '../session/browser-session.js';
 import type { Storage } from '../storage/storage.js';
 import { ConsentPage } from '../views/pages/consent-page.js';
-import { renderPage } from '../views/render.js';
-import { buildCodeRedirect, issueAuthorizationCode } from './authorization-code-issuer.js';
-import { signInRequirement, type SignInReason } from './authentication-requirement.js';
-import { parseAuthorizationRequest, stateForErrorRedirect, verifyClientAndRedirectUri, type AuthorizationRequest } from './authorize-request.js';
-import { verifyIdTokenHint } from './id-token-hint.js';
-import { AUTHENTICATED_AFTER_PARAM } from './oidc-request.js';
-import type { RawParams } from './params.js';
-import { includesAll } from './scope.js';
+import { renderPage } from '../http/render-page.js';
+import { buildCodeRedirect, issueAuthorizationCode } from './tokens/authorization-code-issuer.js';
+import { signInRequirement, type SignInReason } from './request/authentication-requirement.js';
+import { parseAuthorizationRequest, stateForErrorRedirect, verifyClientAndRedirectUri, type AuthorizationRequest } from './request/authorize-request.js';
+import { verifyIdTokenHint } from './request/id-token-hint.js';
+import { AUTHENTICATED_AFTER_PARAM } from './request/oidc-request.js';
+import type { RawParams } from '../http/form-body.js';
+import { includesAll } from './request/scope.js';
 
 export interface AuthorizeRouteDeps {
   storage: Storage;
   config: Config;
   signingKeys: SigningKeyCache;
+  audit: AuditLog;
 }
 
 const LOGIN_REQUIRED_BECAUSE: Record<SignInReason, string> = {
@@ -67,7 +70,7 @@ function formToQuery(body: unknown): string {
 
 const MAX_AUTHORIZATION_QUERY_LENGTH = 8192;
 
-export function registerAuthorizeRoutes(app: FastifyInstance, { storage, config, signingKeys }: AuthorizeRouteDeps): void {
+export function registerAuthorizeRoutes(app: FastifyInstance, { storage, config, signingKeys, audit }: AuthorizeRouteDeps): void {
   async function validate(request: FastifyRequest, params: RawParams): Promise<AuthorizationRequest> {
     const verified = await verifyClientAndRedirectUri(params, storage, (client) => {
       request.latchClient = client;
@@ -76,8 +79,8 @@ export function registerAuthorizeRoutes(app: FastifyInstance, { storage, config,
     return parseAuthorizationRequest(params, verified);
   }
 
-  async function redirectWithCode(reply: FastifyReply, authorization: AuthorizationRequest, userId: number, authTime: Date, status: 302 | 303) {
-    const code = await issueAuthorizationCode(storage, config, authorization, userId, authTime);
+  async function redirectWithCode(reply: FastifyReply, authorization: AuthorizationRequest, current: CurrentSession, status: 302 | 303) {
+    const code = await issueAuthorizationCode(storage, config, authorization, { userId: current.user.id, authTime: current.session.authTime, sid: current.session.sid });
     return reply.header('referrer-policy', 'no-referrer').redirect(buildCodeRedirect(config, authorization, code), status);
   }
 
@@ -109,12 +112,11 @@ export function registerAuthorizeRoutes(app: FastifyInstance, { storage, config,
       return reply.redirect(`/login?${loginQuery.toString()}`, 302);
     }
     const user = current!.user;
-    const authTime = current!.session.authTime;
 
     const consent = await storage.consents.find(user.id, authorization.client.clientId);
     const hasConsent = consent !== null && includesAll(consent.scope, authorization.scope);
     if (hasConsent && !authorization.prompt.has('consent')) {
-      return redirectWithCode(reply, authorization, user.id, authTime, 302);
+      return redirectWithCode(reply, authorization, current!, 302);
     }
     if (authorization.prompt.has('none')) {
       throw new ConsentRequired('The user has not allowed this client these scopes yet, and prompt=none forbids asking');
@@ -127,6 +129,7 @@ export function registerAuthorizeRoutes(app: FastifyInstance, { storage, config,
         clientName: authorization.client.name,
         clientHomepage: authorization.client.homepageUrl,
         redirectHost: new URL(authorization.redirectUri).host || authorization.redirectUri,
+        registeredDynamically: authorization.client.registeredDynamically,
         userEmail: user.email,
         authorizationRequest: rawQuery,
         scope: authorization.scope,
@@ -161,6 +164,7 @@ export function registerAuthorizeRoutes(app: FastifyInstance, { storage, config,
     if (body.decision !== 'allow') throw new InvalidRequest('decision must be allow or deny', { redirectable: false });
 
     await storage.consents.grant(current.user.id, authorization.client.clientId, authorization.scope, new Date());
-    return redirectWithCode(reply, authorization, current.user.id, current.session.authTime, 303);
+    audit.record(request, { type: 'consent.granted', userId: current.user.id, clientId: authorization.client.clientId, details: { scope: authorization.scope } });
+    return redirectWithCode(reply, authorization, current, 303);
   });
 }

@@ -9,11 +9,17 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { Config } from '../config.js';
 import { SIGNING_ALGORITHMS } from '../crypto/signing-algorithms.js';
-import { ID_TOKEN_CLAIMS } from './id-token.js';
-import { SUPPORTED_PROMPTS } from './prompt.js';
-import { SUPPORTED_SCOPES } from './scope.js';
+import { GRANTS } from './grants/index.js';
+import { ID_TOKEN_CLAIMS } from './tokens/id-token.js';
+import { SUPPORTED_PROMPTS } from './request/prompt.js';
+import { SUPPORTED_SCOPES } from './request/scope.js';
 
 export const DISCOVERY_MAX_AGE_SECONDS = 300;
+
+/** How confidential clients authenticate at the token, revocation and introspection endpoints (request/client-authentication.ts). */
+const CLIENT_AUTHENTICATION_METHODS = ['client_secret_basic', 'client_secret_post'] as const;
+/** Public clients (single-page and mobile apps) send client_id alone at the token and revocation endpoints, never at introspection. */
+const PUBLIC_CLIENT_METHODS = [...CLIENT_AUTHENTICATION_METHODS, 'none'] as const;
 
 export function buildProviderMetadata(config: Config): Record<string, unknown> {
   const url = (path: string) => `${config.issuer}${path}`;
@@ -26,10 +32,16 @@ export function buildProviderMetadata(config: Config): Record<string, unknown> {
     scopes_supported: [...SUPPORTED_SCOPES],
     response_types_supported: ['code'],
     response_modes_supported: ['query'],
-    grant_types_supported: ['authorization_code'],
+    // Every grant the token endpoint dispatches to (grants/index.ts).
+    grant_types_supported: [...GRANTS.keys()],
     subject_types_supported: ['public'],
     id_token_signing_alg_values_supported: [...SIGNING_ALGORITHMS],
-    token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
+    token_endpoint_auth_methods_supported: [...PUBLIC_CLIENT_METHODS],
+    // RFC 8414 §2: revocation (RFC 7009) and introspection (RFC 7662) authenticate clients as the token endpoint does.
+    revocation_endpoint: url('/oauth2/revoke'),
+    revocation_endpoint_auth_methods_supported: [...PUBLIC_CLIENT_METHODS],
+    introspection_endpoint: url('/oauth2/introspect'),
+    introspection_endpoint_auth_methods_supported: [...CLIENT_AUTHENTICATION_METHODS],
     code_challenge_methods_supported: ['S256'],
     claims_supported: [...ID_TOKEN_CLAIMS],
     claim_types_supported: ['normal'],
@@ -39,6 +51,14 @@ export function buildProviderMetadata(config: Config): Record<string, unknown> {
     request_uri_parameter_supported: false,
     require_request_uri_registration: false,
     authorization_response_iss_parameter_supported: true,
+    // OIDC RP-Initiated Logout 1.0 §2.1 (oauth/logout.ts).
+    end_session_endpoint: url('/oauth2/logout'),
+    // OIDC Back-Channel Logout 1.0 §2.1: id_tokens carry sid, and logout tokens name it.
+    // frontchannel_logout_supported is left out (false): it needs third-party cookies in iframes, which browsers block.
+    backchannel_logout_supported: true,
+    backchannel_logout_session_supported: true,
+    // RFC 8414 §2: only when registration is on (a null value breaks clients that validate the document).
+    ...(config.registration !== 'off' && { registration_endpoint: url('/oauth2/register') }),
   };
 }
 
@@ -52,12 +72,9 @@ export function publicJson(reply: FastifyReply, maxAgeSeconds: number): FastifyR
 }
 
 export function registerDiscoveryRoutes(app: FastifyInstance, { config }: { config: Config }): void {
-  // Serialized once per issuer: it depends only on the configuration.
-  let cached: { issuer: string; body: string } | undefined;
-  const send = async (_request: unknown, reply: FastifyReply) => {
-    if (cached?.issuer !== config.issuer) cached = { issuer: config.issuer, body: JSON.stringify(buildProviderMetadata(config)) };
-    return publicJson(reply, DISCOVERY_MAX_AGE_SECONDS).send(cached.body);
-  };
+  // Serialized once: it depends only on the configuration, which is fixed before the app is built.
+  const body = JSON.stringify(buildProviderMetadata(config));
+  const send = async (_request: unknown, reply: FastifyReply) => publicJson(reply, DISCOVERY_MAX_AGE_SECONDS).send(body);
   app.get('/.well-known/openid-configuration', send);
   app.get('/.well-known/oauth-authorization-server', send);
 }

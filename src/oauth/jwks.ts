@@ -1,10 +1,10 @@
 /**
  * GET /oauth2/jwks: the public keys that verify Latch's id_tokens (RFC 7517 §5, OIDC Core §10.1.1), from the
  * in-process key cache. Pending keys are listed before they sign and previous ones until their tokens expire
- * (crypto/signing-keys.ts), so a client may cache this for JWKS_MAX_AGE_SECONDS.
+ * (keys/signing-keys.ts), so a client may cache this for JWKS_MAX_AGE_SECONDS.
  */
 import type { FastifyInstance } from 'fastify';
-import type { SigningKeyCache } from '../crypto/signing-key-cache.js';
+import type { SigningKeyCache } from '../keys/signing-key-cache.js';
 import { publicJson } from './discovery.js';
 
 export const JWKS_MAX_AGE_SECONDS = 300;

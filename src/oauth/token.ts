@@ -1,70 +1,53 @@
 /**
- * POST /oauth2/token (RFC 6749 §3.2, §4.1.3–4.1.4, §5; spec 4.2; DESIGN "Token endpoint").
+ * POST /oauth2/token (RFC 6749 §3.2, §4.1.3–4.1.4, §5; docs/protocol-decisions.md).
  * Bodies application/x-www-form-urlencoded or multipart/form-data. Authenticates the client before touching
- * the code, then dispatches on grant_type.
+ * any grant, then dispatches on grant_type to the grants of grants/index.ts.
  */
 import type { FastifyInstance } from 'fastify';
+import type { AuditLog } from '../audit/audit-log.js';
 import type { Config } from '../config.js';
-import type { SigningKeyCache } from '../crypto/signing-key-cache.js';
-import { InvalidRequest, UnsupportedGrantType } from '../errors.js';
-import { readFormParams } from '../http/form-body.js';
+import type { SigningKeyCache } from '../keys/signing-key-cache.js';
+import { InvalidRequest, UnauthorizedClient, UnsupportedGrantType } from '../errors.js';
 import { noStore } from '../http/security-headers.js';
+import { noteTokensIssued } from '../observability/request-outcome.js';
 import type { Storage } from '../storage/storage.js';
-import { authenticateClient } from './client-authentication.js';
-import { exchangeAuthorizationCode } from './grants/authorization-code.js';
-import { createIdToken } from './id-token.js';
-import { findDuplicatedParam, readParam } from './params.js';
-import { buildTokenResponseUser } from './user-object.js';
+import { GRANTS } from './grants/index.js';
+import { readClientRequest } from './request/client-authentication.js';
+import { readParam } from './request/params.js';
+import { createLastUsedRecorder } from './tokens/last-used.js';
+import { buildTokenResponse } from './tokens/token-response.js';
 
 export interface TokenRouteDeps {
   storage: Storage;
   config: Config;
   signingKeys: SigningKeyCache;
+  audit: AuditLog;
 }
 
-export function registerTokenRoute(app: FastifyInstance, { storage, config, signingKeys }: TokenRouteDeps): void {
+const SUPPORTED = [...GRANTS.keys()].join(', ');
+
+export function registerTokenRoute(app: FastifyInstance, { storage, config, signingKeys, audit }: TokenRouteDeps): void {
+  const lastUsed = createLastUsedRecorder(storage);
   app.post('/oauth2/token', async (request, reply) => {
     noStore(reply);
-    const params = await readFormParams(request);
     const now = new Date();
-    // Client first (its own parameters are read strictly, once each), so that every later failure is
-    // recorded against the client for its developer console.
-    const client = await authenticateClient(request, params, storage, now);
-    const duplicated = findDuplicatedParam(params);
-    if (duplicated) throw new InvalidRequest(`${duplicated} was sent more than once; send it exactly once`);
+    const { params, client } = await readClientRequest(request, storage, now);
 
     const grantType = readParam(params, 'grant_type', { maxLength: 128 });
     if (grantType === undefined) throw new InvalidRequest('grant_type is required; use grant_type=authorization_code');
-    if (grantType !== 'authorization_code') {
-      throw new UnsupportedGrantType(`grant_type ${grantType} is not supported; Latch supports authorization_code`);
+    const grant = GRANTS.get(grantType);
+    if (!grant) throw new UnsupportedGrantType(`grant_type ${grantType} is not supported; Latch supports ${SUPPORTED}`);
+    // RFC 6749 §5.2: a client may use only the grants it was registered for (RFC 7591 §2 grant_types).
+    if (!(client.grantTypes as readonly string[]).includes(grantType)) {
+      throw new UnauthorizedClient(`This client is not registered for grant_type ${grantType}; it may use ${client.grantTypes.join(', ')}`);
     }
 
-    // Before the code is consumed: a process that could not load its keys at start fails here, code unspent.
+    // Before any grant is spent: a process that could not load its keys at start fails here, code unspent.
     await signingKeys.ensureLoaded();
-    const issued = await exchangeAuthorizationCode(storage, config, client, params, now);
-    // OIDC Core §3.1.3.3: an id_token when the authorization request had scope openid (spec 2.2). Signed with
-    // the cached key, after the code is consumed: a failure here cannot leave the code usable twice.
-    const idToken = issued.code.scope.includes('openid')
-      ? await createIdToken(signingKeys, {
-          issuer: config.issuer,
-          clientId: client.clientId,
-          alg: client.idTokenSignedResponseAlg,
-          user: issued.user,
-          scope: issued.code.scope,
-          nonce: issued.code.nonce,
-          authTime: issued.code.authTime,
-          accessToken: issued.accessToken,
-          ttlSeconds: config.idTokenTtlSeconds,
-          now,
-        })
-      : undefined;
-    return reply.type('application/json; charset=utf-8').send({
-      access_token: issued.accessToken,
-      token_type: 'Bearer',
-      expires_in: issued.expiresInSeconds,
-      scope: issued.code.scope.join(' '),
-      ...(idToken !== undefined && { id_token: idToken }),
-      user: buildTokenResponseUser(issued.user, client.name),
-    });
+    const issued = await grant.issue({ storage, config, client, params, now, audit, source: request });
+    if (issued.user) lastUsed.record(issued.user.id, client.clientId, now, request.log);
+    audit.record(request, { type: grant.issuedEvent, userId: issued.user?.id ?? null, clientId: client.clientId, details: { scope: issued.scope, refresh_token_issued: issued.refreshToken !== undefined } });
+    noteTokensIssued(request, grantType);
+    return reply.type('application/json; charset=utf-8').send(await buildTokenResponse(issued, { client, config, signingKeys, now }));
   });
 }

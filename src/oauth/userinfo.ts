@@ -1,15 +1,15 @@
 /**
- * GET and POST /oauth2/userinfo (spec 4.3, RFC 6750 §2.1 and §3, OIDC Core §5.3).
+ * GET and POST /oauth2/userinfo (RFC 6750 §2.1 and §3, OIDC Core §5.3; docs/protocol-decisions.md "Userinfo").
  * The token comes from the Authorization header only: `Bearer <token>` with the scheme in any case, or the
- * bare token as the whole value (the spec's reference call). Never from the query string, and never a value
+ * bare token as the whole value (the service's reference call). Never from the query string, and never a value
  * with another scheme such as Basic.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { hashTimeOrderedSecret } from '../crypto/secrets.js';
+import { hashTimeOrderedSecret, SECRET_PREFIX } from '../crypto/secrets.js';
 import { InvalidToken } from '../errors.js';
 import { noStore } from '../http/security-headers.js';
 import type { Storage } from '../storage/storage.js';
-import { buildUserinfoResponse } from './user-object.js';
+import { buildUserinfoResponse } from './tokens/user-object.js';
 
 // RFC 6750 §2.1: b64token = 1*( ALPHA / DIGIT / "-" / "." / "_" / "~" / "+" / "/" ) *"="
 const B64TOKEN = /^[A-Za-z0-9\-._~+/]+=*$/;
@@ -37,7 +37,11 @@ export function extractAccessToken(request: FastifyRequest): string {
 export function registerUserinfoRoutes(app: FastifyInstance, { storage }: { storage: Storage }): void {
   const handler = async (request: FastifyRequest) => {
     const token = extractAccessToken(request);
-    const found = await storage.accessTokens.findActiveWithUser(hashTimeOrderedSecret(token), new Date());
+    // A service's own token (client_credentials) has no user to describe (told apart by its prefix).
+    if (token.startsWith(SECRET_PREFIX.serviceToken)) {
+      throw new InvalidToken('This is a client credentials token: it belongs to a service and carries no user, so userinfo has nothing to return');
+    }
+    const found = await storage.tokens.findActiveWithUser(hashTimeOrderedSecret(token), new Date());
     if (!found) throw new InvalidToken('The access token is unknown, expired or revoked');
     return buildUserinfoResponse(found.user, found.token.scope);
   };

@@ -1,16 +1,17 @@
 /**
- * When the cached reads read the change signal (cached-reads.ts): once per turn, at its end, after every
- * request of the turn was read. The signal is a real file; a second ChangeSignal on it stands for another
- * process.
+ * When the cached reads read the embedded database's invalidation signal (cached-reads.ts over
+ * sqlite/file-signal.ts): once per turn, at its end, after every request of the turn was read. The signal is a
+ * real file; a second ChangeSignal on it stands for another process.
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { isAtTurnEnd } from '../event-loop/turn-end.js';
 import { CachedReads } from './cached-reads.js';
-import { ChangeSignal } from './change-signal.js';
+import { ChangeSignal } from './sqlite/change-signal.js';
+import { FileInvalidationSignal } from './sqlite/file-signal.js';
+import { isAtTurnEnd } from './sqlite/turn-end.js';
 
 class CountedSignal extends ChangeSignal {
   reads = 0;
@@ -34,7 +35,7 @@ describe('cached reads: the change signal', () => {
     path = join(dir, 'db-changes');
     own = new CountedSignal(path);
     otherProcess = new ChangeSignal(path);
-    reads = new CachedReads(own);
+    reads = new CachedReads(new FileInvalidationSignal(own));
   });
   after(() => {
     own.close();

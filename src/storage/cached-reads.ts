@@ -1,18 +1,13 @@
 /**
- * Reads cached per process on SQLite, for the hot paths: active access tokens with their users (userinfo),
- * clients (every token and authorization request) and users (every token response).
+ * The per-process caches behind cached-storage.ts: active access tokens with their users (userinfo), clients
+ * (every token and authorization request), users (every token response), browser sessions and consents.
  *
- * On the embedded database each of those is one indexed read, but under load SQLite's code path costs more
- * than the rest of a userinfo request (cold CPU caches between requests: ~20 µs a read, measured). They are
- * read far more often than they change, so answers are kept here, tagged with the change signal
- * (change-signal.ts) read before the database was: every write that could change an answer (a revocation, a
- * user or client updated or deleted, any Storage.transaction) bumps the signal after it commits, in whichever
- * process it runs, and an entry is used only while the signal reads as it did. Only found rows are cached, so
- * an insert needs no signal. PostgreSQL deployments span machines, where no such cheap signal exists: they
- * read every time.
+ * Under load one indexed read costs more than the rest of a userinfo request (cold CPU caches between
+ * requests; BENCHMARKS.md, "Cached reads with a change signal"). These rows are read far more often than they change, so answers are kept here, tagged with the
+ * invalidation signal (invalidation-signal.ts) taken before the database was read; an entry is used only while
+ * the signal still answers the same. Only found rows are cached, so an insert needs no signal.
  */
-import { atTurnEnd, currentTurnEnd, isAtTurnEnd } from '../event-loop/turn-end.js';
-import type { ChangeSignal } from './change-signal.js';
+import type { InvalidationSignal } from './invalidation-signal.js';
 import type { AccessToken, BrowserSession, Client, Consent, User } from './storage.js';
 
 interface Entry<T> {
@@ -68,6 +63,9 @@ export class SignalledCache<T> {
   }
 }
 
+/** No signal ever reads as this: what a read in flight tagged before an invalidation cannot be cached under. */
+const INVALIDATED = -1n;
+
 /** The caches of one database in one process, and the signal they share. */
 export class CachedReads {
   /** Keyed by token hash: about 1 KiB an entry. Expiry is the caller's to check on each hit. */
@@ -80,11 +78,10 @@ export class CachedReads {
   readonly browserSessions: SignalledCache<BrowserSession>;
   /** Keyed by user id and client id. */
   readonly consents: SignalledCache<Consent>;
-  lastSignal: bigint;
+  lastSignal: bigint = INVALIDATED;
   private readonly caches: Array<{ clear(): void }>;
 
-  constructor(private readonly changes: ChangeSignal) {
-    this.lastSignal = changes.read();
+  constructor(private readonly invalidation: InvalidationSignal) {
     this.activeTokens = new SignalledCache(this, 10_000);
     this.clients = new SignalledCache(this, 1_000);
     this.users = new SignalledCache(this, 10_000);
@@ -93,70 +90,41 @@ export class CachedReads {
     this.caches = [this.activeTokens, this.clients, this.users, this.browserSessions, this.consents];
   }
 
-  /**
-   * The signal to pass to get() and, after reading the database, to set(): read once per turn, at the turn's
-   * end (event-loop/turn-end.ts), for every request handled in the turn.
-   *
-   * Why then: a change committed and signalled before a request arrived must be seen by that request. Every
-   * request handled in a turn was read from its socket before the turn's end, so one read of the signal
-   * there is after all of them. Called during the turn (in an I/O callback, where a later callback of the
-   * same turn may read a request that arrived after any read made now), this waits for the turn's end. The
-   * pread costs about as much as the rest of a cached read; once per request it was 8% of a code exchange.
-   */
+  /** The signal to pass to get() and, after reading the database, to set(). */
   signal(): bigint | Promise<bigint> {
-    if (isAtTurnEnd()) {
-      const turnEnd = currentTurnEnd();
-      if (this.turnSignal?.turnEnd !== turnEnd) this.turnSignal = { value: this.readSignal(), turnEnd };
-      return this.turnSignal.value;
-    }
-    this.atTurnEnd ??= new Promise<bigint>((resolve) =>
-      atTurnEnd(() => {
-        this.atTurnEnd = undefined;
-        resolve(this.signal());
-      }),
-    );
-    return this.atTurnEnd;
+    const current = this.invalidation.current();
+    return typeof current === 'bigint' ? this.seen(current) : current.then(this.seen);
   }
 
   /** After a write of this process that could change an answer: tells every process, and forgets at once. */
   invalidate(): void {
-    this.changes.bump();
-    this.turnSignal = undefined;
-    this.dropAllIfChanged(this.changes.read());
-  }
-
-  private turnSignal: { value: bigint; turnEnd: number } | undefined;
-  private atTurnEnd: Promise<bigint> | undefined;
-
-  private readSignal(): bigint {
-    const signal = this.changes.read();
-    this.dropAllIfChanged(signal);
-    return signal;
-  }
-
-  private dropAllIfChanged(signal: bigint): void {
-    if (signal === this.lastSignal) return;
-    // Everything cached so far is stale: drop it now rather than entry by entry.
+    this.invalidation.changed();
     for (const cache of this.caches) cache.clear();
-    this.lastSignal = signal;
+    this.lastSignal = INVALIDATED;
   }
+
+  private readonly seen = (signal: bigint): bigint => {
+    if (signal !== this.lastSignal) {
+      // Everything cached so far is stale: drop it now rather than entry by entry.
+      for (const cache of this.caches) cache.clear();
+      this.lastSignal = signal;
+    }
+    return signal;
+  };
 }
 
 /**
- * A read through one of the caches, when the database has them (a top-level SQLite database): the signal
- * first, then the cache, then the database, whose answer is cached when found and `isFresh`. A hit that is no
- * longer fresh (expired) is dropped and read again.
+ * A read through one of the caches: the signal first, then the cache, then the database, whose answer is
+ * cached when found and `isFresh`. A hit that is no longer fresh (expired) is dropped and read again.
  */
 export async function readThrough<T>(
-  cached: CachedReads | undefined,
-  pick: (reads: CachedReads) => SignalledCache<T>,
+  cached: CachedReads,
+  cache: SignalledCache<T>,
   key: string,
   read: () => Promise<T | null>,
   isFresh: (value: T) => boolean = () => true,
 ): Promise<T | null> {
-  if (!cached) return read();
   const signal = await cached.signal();
-  const cache = pick(cached);
   const hit = cache.get(key, signal);
   if (hit !== undefined) {
     if (isFresh(hit)) return hit;

@@ -6,7 +6,7 @@
  * the server goes on committing meanwhile (into the WAL, past the snapshot's mark), and the snapshot is the
  * database as of the moment the step began. The backup API restarts when another connection writes between
  * two steps; with one step there is no "between", so it never restarts (copied in small steps beside a
- * writer, as better-sqlite3 does by default, it started over 35,000 times and had not finished after 20 s).
+ * writer, as better-sqlite3 does by default, it never finished: BENCHMARKS.md, "`latch db backup` in one step").
  *
  * It is a plain page copy: cheaper than `VACUUM INTO`, used until 2026-11-24, which rebuilds every table and
  * index from one read transaction (on a 160 MB database under the code exchange at 2,000/s, the CLI's CPU time
@@ -21,11 +21,11 @@
 import { existsSync, mkdirSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
-import { BUSY_TIMEOUT_MS, preferredSqliteDriver } from './sqlite-connection.js';
+import { BUSY_TIMEOUT_MS, preferredSqliteDriver } from './sqlite/connection.js';
 import {
   checkSqliteFile, DatabaseBackupError, moveIntoPlace, openSqliteFile, removeSqliteFile, SQLITE_SIDE_FILES, temporaryPathBeside,
   type CheckedSqliteFile, type TableRows,
-} from './sqlite-file.js';
+} from './sqlite/file.js';
 
 export interface BackupReport {
   file: string;
@@ -56,7 +56,7 @@ const ALL_PAGES = 0x7fffffff;
 
 /**
  * Copies the database at `databasePath` into the new file `target` with SQLite's online backup API in one
- * step (see the header), with the driver of this Node (sqlite-connection.ts): the drivers' own backup calls
+ * step (see the header), with the driver of this Node (sqlite/connection.ts): the drivers' own backup calls
  * need their raw connection, not the Kysely wrapper. Resolves when the copy is complete.
  */
 async function copyPagesInOneStep(databasePath: string, target: string): Promise<void> {

@@ -15,8 +15,7 @@
  */
 import { PostgresAdapter, sql, type Kysely } from 'kysely';
 import type { Database } from './database.js';
-import { migrateToLatest, migrationsAreCurrent, openStorage, type OpenStorageOptions } from './open-storage.js';
-import { sqliteFastPathOf } from './sqlite-fast-path.js';
+import { migrateToLatest, migrationsAreCurrent, openStorage, type OpenedStorage, type OpenStorageOptions } from './open-storage.js';
 
 export interface CopiedTable {
   /** Table name. */
@@ -33,14 +32,28 @@ export const COPY_PLAN: readonly CopiedTable[] = [
   { table: 'clients', key: ['client_id'] },
   { table: 'authorization_codes', key: ['code_hash'] },
   { table: 'access_tokens', key: ['token_hash'] },
+  // client_credentials tokens (no user).
+  { table: 'service_tokens', key: ['token_hash'] },
+  // Successors awaiting a retry are encrypted under LATCH_SECRET, like the signing keys below.
+  { table: 'refresh_tokens', key: ['token_hash'] },
   { table: 'consents', key: ['user_id', 'client_id'] },
   { table: 'browser_sessions', key: ['session_hash'] },
+  { table: 'browser_session_clients', key: ['sid', 'client_id'] },
   { table: 'client_events', key: ['id'], identity: 'id' },
   { table: 'email_links', key: ['token_hash'] },
   { table: 'outbox_messages', key: ['id'], identity: 'id' },
   { table: 'avatar_images', key: ['id'] },
   // Private parts stay encrypted under LATCH_SECRET: the target must run with the same secret.
   { table: 'signing_keys', key: ['kid'] },
+  // Deliveries in flight: a copy taken while one waits carries it over (its claim runs out on the target).
+  { table: 'backchannel_logout_deliveries', key: ['id'], identity: 'id' },
+  // The audit trail, whole: no foreign keys, so its place in the order does not matter.
+  { table: 'audit_events', key: ['id'], identity: 'id' },
+  // Authenticator secrets stay encrypted and recovery codes keyed under LATCH_SECRET: the same secret on the target.
+  { table: 'totp_authenticators', key: ['user_id'] },
+  { table: 'recovery_codes', key: ['user_id', 'code_hash'] },
+  // Public keys only: nothing to decrypt.
+  { table: 'passkeys', key: ['credential_id'] },
 ];
 
 /** Kysely's own bookkeeping: written by the migrations on the target, never copied. */
@@ -121,7 +134,7 @@ export async function copyDatabase(
   try {
     const target = await openStorage(to.url, targetOptions);
     try {
-      return await copyBetween(source.db, target.db, targetOptions, options);
+      return await copyBetween(source.db, target, targetOptions, options);
     } finally {
       await target.close();
     }
@@ -132,7 +145,7 @@ export async function copyDatabase(
 
 async function copyBetween(
   source: Kysely<Database>,
-  target: Kysely<Database>,
+  targetStorage: OpenedStorage,
   targetOptions: OpenStorageOptions,
   options: { force?: boolean; onTable?: (table: string, rows: number) => void },
 ): Promise<CopyReport> {
@@ -142,7 +155,8 @@ async function copyBetween(
   }
   checkPlanCoversTables(await listTables(source));
 
-  await migrateToLatest(target, targetOptions);
+  await migrateToLatest(targetStorage, targetOptions);
+  const target = targetStorage.db;
   checkPlanCoversTables(await listTables(target));
   if (!options.force) {
     const nonEmpty: string[] = [];
@@ -179,8 +193,8 @@ async function copyBetween(
       return counts;
     }),
   ).finally(() => {
-    // Every row of the target was replaced: processes serving it drop what they cached (change-signal.ts).
-    sqliteFastPathOf(target)?.changed();
+    // Every row of the target was replaced: processes serving it drop what they cached (invalidation-signal.ts).
+    targetStorage.signal?.changed();
   });
 
   // Verify against both sides as they are now committed.

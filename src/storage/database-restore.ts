@@ -15,13 +15,13 @@
  */
 import { copyFileSync, existsSync, linkSync, mkdirSync, rmSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { ChangeSignal } from './change-signal.js';
+import { ChangeSignal } from './sqlite/change-signal.js';
 import { migrations } from './migrations/index.js';
-import { isSqliteBusy } from './sqlite-connection.js';
+import { isSqliteBusy } from './sqlite/connection.js';
 import {
   checkSqliteFile, DatabaseBackupError, isNotADatabase, moveIntoPlace, openSqliteFile, removeSqliteFile, SQLITE_SIDE_FILES, temporaryPathBeside,
   type CheckedSqliteFile, type TableRows,
-} from './sqlite-file.js';
+} from './sqlite/file.js';
 
 export interface RestoreReport {
   tables: TableRows[];
@@ -100,7 +100,7 @@ export function restoreDatabase(targetPath: string, file: string): RestoreReport
     // A log or journal left beside the target (a crash) would be replayed into the restored file: remove it first.
     for (const suffix of SQLITE_SIDE_FILES) rmSync(`${targetPath}${suffix}`, { force: true });
     moveIntoPlace(temporary, targetPath);
-    // What any process cached from the old database is dropped at its next read (change-signal.ts).
+    // What any process cached from the old database is dropped at its next read (sqlite/change-signal.ts).
     const changes = new ChangeSignal(`${targetPath}-changes`);
     changes.bump();
     changes.close();

@@ -5,7 +5,7 @@
  * without a stack trace: the fault is the operator's to fix, and the request may simply be tried again.
  */
 import { isConnectionError } from './postgres-pool.js';
-import { isSqliteBusy } from './sqlite-connection.js';
+import { isSqliteBusy } from './sqlite/connection.js';
 
 /** PostgreSQL's query_canceled (statement_timeout) and SQLite's result codes of a full or failing disk. */
 const UNAVAILABLE_CODES = new Set(['57014', 'SQLITE_FULL', 'SQLITE_IOERR', 'SQLITE_CANTOPEN', 'SQLITE_READONLY', 'SQLITE_PROTOCOL']);

@@ -1,6 +1,7 @@
 /**
  * The Kysely `Database` interface: one table interface per table, in the portable column types of
- * STYLE.md §5 (text, integer, bigint; times as epoch seconds; booleans as 0/1; lists as JSON text).
+ * docs/protocol-decisions.md, "Storage conventions" (text, integer, bigint; times as epoch seconds; booleans as
+ * 0/1; lists as JSON text).
  * Row ↔ record conversion lives in each repository's mappers.
  */
 import type { Generated, Insertable, Selectable } from 'kysely';
@@ -34,10 +35,26 @@ export interface ClientsTable {
   updated_at: number;
   /** JWS alg of this client's id_tokens (RS256, ES256 or EdDSA); RS256 unless registered otherwise. */
   id_token_signed_response_alg: Generated<string>;
+  /** JSON array of exact post-logout redirect URIs (OIDC RP-Initiated Logout 1.0 §3.1). */
+  post_logout_redirect_uris: Generated<string>;
+  /** Where logout tokens are posted (OIDC Back-Channel Logout 1.0 §2.2), or null. */
+  backchannel_logout_uri: string | null;
+  /** `client_secret_basic` (confidential; Basic or post) or `none` (public client, RFC 7591 §2). */
+  token_endpoint_auth_method: Generated<string>;
+  /** JSON array of the grant types the client may use (RFC 7591 §2). */
+  grant_types: Generated<string>;
+  /** Space-separated scopes a service was registered for (its client_credentials ceiling); empty by default. */
+  scope: Generated<string>;
+  /** Hash of the RFC 7592 registration access token of a dynamically registered client; null otherwise. */
+  registration_access_token_hash: string | null;
+  /** 1 when the client registered itself (RFC 7591), 0 when a person or the CLI registered it. */
+  registered_dynamically: Generated<number>;
 }
 
 export interface AuthorizationCodesTable {
   code_hash: string;
+  /** The grant this code starts (storage.ts AuthorizationCode.grantId). */
+  grant_id: string;
   client_id: string;
   user_id: number;
   redirect_uri: string;
@@ -49,6 +66,8 @@ export interface AuthorizationCodesTable {
   expires_at: number;
   /** Set once by the one exchange that wins; kept (not deleted) so that reuse is detected (RFC 6749 §4.1.2). */
   consumed_at: number | null;
+  /** The browser session (its public sid) the code was approved in; null for codes from before sids. */
+  sid: string | null;
 }
 
 export interface AccessTokensTable {
@@ -56,11 +75,39 @@ export interface AccessTokensTable {
   client_id: string;
   user_id: number;
   scope: string;
-  /** The code this token was issued from, so that a replayed code revokes it. */
-  authorization_code_hash: string | null;
+  /** The grant it was issued in, so that a replayed code revokes it (RFC 6749 §4.1.2). */
+  grant_id: string;
   created_at: number;
   expires_at: number;
   revoked_at: number | null;
+}
+
+/** Access tokens of the client_credentials grant (RFC 6749 §4.4): a client's own, with no user. */
+export interface ServiceTokensTable {
+  token_hash: string;
+  client_id: string;
+  scope: string;
+  created_at: number;
+  expires_at: number;
+  revoked_at: number | null;
+}
+
+export interface RefreshTokensTable {
+  token_hash: string;
+  grant_id: string;
+  client_id: string;
+  user_id: number;
+  /** Space-separated scope granted with the code; a refresh may narrow the access token's, never this. */
+  scope: string;
+  auth_time: number;
+  created_at: number;
+  expires_at: number;
+  grant_expires_at: number;
+  rotated_at: number | null;
+  successor_encrypted: string | null;
+  revoked_at: number | null;
+  /** The browser session (its public sid) the grant was approved in: id_tokens from every refresh carry it. */
+  sid: string | null;
 }
 
 export interface ConsentsTable {
@@ -70,6 +117,8 @@ export interface ConsentsTable {
   scope: string;
   created_at: number;
   updated_at: number;
+  /** The app last received tokens under this consent (to the minute); null until then. */
+  last_used_at: number | null;
 }
 
 export interface BrowserSessionsTable {
@@ -82,6 +131,15 @@ export interface BrowserSessionsTable {
   expires_at: number;
   user_agent: string | null;
   ip_address: string | null;
+  /** The session's public id (OIDC `sid`): random, unrelated to the cookie value and its hash. */
+  sid: string;
+}
+
+/** The clients a code was issued to in a browser session, each once: whom a logout of that session concerns. */
+export interface BrowserSessionClientsTable {
+  sid: string;
+  client_id: string;
+  created_at: number;
 }
 
 export interface ClientEventsTable {
@@ -139,18 +197,95 @@ export interface SigningKeysTable {
   retires_at: number | null;
 }
 
+/** Back-channel logout deliveries waiting for an attempt (migration 2026_11_24_0300). */
+export interface BackchannelLogoutDeliveriesTable {
+  id: Generated<number>;
+  client_id: string;
+  sub: string;
+  sid: string;
+  attempts: number;
+  next_attempt_at: number;
+  claimed_until: number | null;
+  claim_token: string | null;
+  created_at: number;
+}
+
+/**
+ * The audit trail (migration 2026_11_24_0500): one row per security-relevant event, append-only. No foreign
+ * keys: an event outlives the client or account it names (a deleted client's `client.deleted` stays).
+ */
+export interface AuditEventsTable {
+  id: Generated<number>;
+  created_at: number;
+  /** A name of src/audit/event-types.ts. */
+  type: string;
+  user_id: number | null;
+  /** Who did it, when not the user it happened to (an administrator); null otherwise. */
+  actor_user_id: number | null;
+  client_id: string | null;
+  ip_address: string | null;
+  user_agent: string | null;
+  request_id: string | null;
+  /** JSON object, small; never a secret. */
+  details: string | null;
+}
+
+/** An account's authenticator app (migration 2026_11_24_0700); the secret only encrypted. */
+export interface TotpAuthenticatorsTable {
+  user_id: number;
+  /** crypto/key-encryption.ts form, under its own HKDF info; never stored in clear. */
+  secret_encrypted: string;
+  /** RFC 6238 time step of the last accepted code (replay protection). */
+  last_used_step: number | null;
+  created_at: number;
+  last_used_at: number | null;
+}
+
+/** A registered passkey (migration 2026_11_24_0710): a WebAuthn credential's public key, never a secret. */
+export interface PasskeysTable {
+  credential_id: string;
+  user_id: number;
+  /** COSE public key, base64url. */
+  public_key: string;
+  counter: number;
+  /** JSON array of the transports the browser reported. */
+  transports: string;
+  aaguid: string;
+  backup_eligible: number;
+  backed_up: number;
+  name: string;
+  created_at: number;
+  last_used_at: number | null;
+}
+
+/** An account's single-use recovery codes (migration 2026_11_24_0700), as keyed hashes only. */
+export interface RecoveryCodesTable {
+  user_id: number;
+  code_hash: string;
+  created_at: number;
+  used_at: number | null;
+}
+
 export interface Database {
   users: UsersTable;
   clients: ClientsTable;
   authorization_codes: AuthorizationCodesTable;
   access_tokens: AccessTokensTable;
+  service_tokens: ServiceTokensTable;
+  refresh_tokens: RefreshTokensTable;
   consents: ConsentsTable;
   browser_sessions: BrowserSessionsTable;
+  browser_session_clients: BrowserSessionClientsTable;
   client_events: ClientEventsTable;
   email_links: EmailLinksTable;
   outbox_messages: OutboxMessagesTable;
   avatar_images: AvatarImagesTable;
   signing_keys: SigningKeysTable;
+  backchannel_logout_deliveries: BackchannelLogoutDeliveriesTable;
+  audit_events: AuditEventsTable;
+  totp_authenticators: TotpAuthenticatorsTable;
+  recovery_codes: RecoveryCodesTable;
+  passkeys: PasskeysTable;
 }
 
 export type UserRow = Selectable<UsersTable>;
@@ -158,6 +293,9 @@ export type ClientRow = Selectable<ClientsTable>;
 export type NewClientRow = Insertable<ClientsTable>;
 export type AuthorizationCodeRow = Selectable<AuthorizationCodesTable>;
 export type AccessTokenRow = Selectable<AccessTokensTable>;
+export type ServiceTokenRow = Selectable<ServiceTokensTable>;
+export type RefreshTokenRow = Selectable<RefreshTokensTable>;
 export type BrowserSessionRow = Selectable<BrowserSessionsTable>;
 export type ClientEventRow = Selectable<ClientEventsTable>;
 export type SigningKeyRow = Selectable<SigningKeysTable>;
+export type AuditEventRow = Selectable<AuditEventsTable>;

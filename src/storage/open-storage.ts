@@ -1,29 +1,40 @@
 /**
- * The one file that knows about database drivers: picks SQLite (sqlite-connection.ts, WAL) or PostgreSQL (pg) from
- * the database URL, runs migrations, and binds the repositories. Everything else sees only `Storage`.
+ * The one file that knows about database drivers: picks SQLite or PostgreSQL from the database URL, runs
+ * migrations, and composes Storage: plain Kysely repositories (repositories/*.ts) run by an executor
+ * (query-executor.ts): the SQLite engine (sqlite/engine.ts) for a database file, Kysely for PostgreSQL and
+ * an in-memory database. Where the engine has an invalidation signal, cached-storage.ts wraps the result.
+ * Everything else sees only `Storage`.
  */
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
-import { Kysely, Migrator, PostgresAdapter, PostgresDialect, SqliteDialect, sql, type MigrationResultSet } from 'kysely';
+import { Kysely, Migrator, PostgresAdapter, SqliteDialect, sql, type MigrationResultSet } from 'kysely';
 import pg from 'pg';
-import { sqlitePath, type Config } from '../config.js';
+import { createCachedStorage } from './cached-storage.js';
 import type { Database } from './database.js';
-import { openSqlite, type SqliteSynchronous } from './sqlite-connection.js';
-import { SqliteFastPath, sqliteFastPathOf } from './sqlite-fast-path.js';
-import { SAFETY_NET_AUTOCHECKPOINT_PAGES, SqliteCheckpointer } from './sqlite-checkpointer.js';
+import { sqlitePath } from './database-url.js';
+import type { InvalidationSignal } from './invalidation-signal.js';
 import { migrationProvider, migrations } from './migrations/index.js';
-import { createAccessTokenRepository } from './repositories/access-tokens.js';
+import { createPostgresPool } from './postgres-pool.js';
+import { openNotifySignal } from './postgres/notify-signal.js';
+import { postgresExecutor } from './postgres/postgres-executor.js';
+import { OwnSchemaPostgresDialect } from './postgres/own-schema-dialect.js';
+import { observedExecutor, type QueryObserver } from './observed-executor.js';
+import { kyselyExecutor, type QueryExecutor } from './query-executor.js';
+import { createAuditEventRepository } from './repositories/audit-events.js';
 import { createAuthorizationCodeRepository } from './repositories/authorization-codes.js';
+import { createAvatarImageRepository } from './repositories/avatar-images.js';
+import { createSecondFactorRepository } from './repositories/second-factors.js';
+import { createPasskeyRepository } from './repositories/passkeys.js';
+import { createBackchannelLogoutDeliveryRepository } from './repositories/backchannel-logout-deliveries.js';
 import { createBrowserSessionRepository } from './repositories/browser-sessions.js';
 import { createClientEventRepository } from './repositories/client-events.js';
 import { createClientRepository } from './repositories/clients.js';
 import { createConsentRepository } from './repositories/consents.js';
-import { createSigningKeyRepository } from './repositories/signing-keys.js';
-import { createUserRepository } from './repositories/users.js';
-import { createPostgresPool } from './postgres-pool.js';
-import { createAvatarImageRepository } from './repositories/avatar-images.js';
 import { createEmailLinkRepository } from './repositories/email-links.js';
 import { createOutboxRepository } from './repositories/outbox.js';
+import { createSigningKeyRepository } from './repositories/signing-keys.js';
+import { createTokenRepository } from './repositories/tokens.js';
+import { createUserRepository } from './repositories/users.js';
+import { openSqlite, type SqliteSynchronous } from './sqlite/connection.js';
+import { openSqliteEngine } from './sqlite/engine.js';
 import type { Storage } from './storage.js';
 
 export interface OpenStorageOptions {
@@ -33,70 +44,98 @@ export interface OpenStorageOptions {
   poolSize?: number;
   /** PostgreSQL statement timeout in milliseconds (default 10000). */
   statementTimeoutMs?: number;
+  /** PostgreSQL: the hot queries as named prepared statements (default true; postgres/postgres-executor.ts). */
+  preparedStatements?: boolean;
   /** PostgreSQL schema to use (search_path); created by the migrations when missing. */
   postgresSchema?: string | null;
   /** Told about errors of idle pooled PostgreSQL connections (the server closed them); they are dropped and replaced. */
   onIdleConnectionError?: (error: Error) => void;
-  /** SQLite: checkpoint the WAL from a worker thread instead of inside commits (serving processes; sqlite-checkpointer.ts). */
+  /** SQLite: checkpoint the WAL from a worker thread instead of inside commits (serving processes; sqlite/checkpointer.ts). */
   backgroundCheckpoints?: boolean;
-  /** SQLite durability, `LATCH_SQLITE_SYNCHRONOUS` (default `normal`; sqlite-connection.ts). */
+  /** SQLite durability, `LATCH_SQLITE_SYNCHRONOUS` (default `normal`; sqlite/connection.ts). */
   sqliteSynchronous?: SqliteSynchronous;
+  /**
+   * PostgreSQL: cache hot reads in this process, kept truthful by LISTEN/NOTIFY (postgres/notify-signal.ts),
+   * none trusted longer than this (`LATCH_CACHE_MAX_STALENESS_MS`). Unset or 0: no caches, every read goes to
+   * the database (the command line's one-off reads, copies).
+   */
+  cacheMaxStalenessMs?: number;
+  /** Told when the PostgreSQL listening connection fails or comes back (for the log). */
+  onCacheSignalChange?: (listening: boolean, error?: Error) => void;
+  /** Told about every query the repositories run (metrics, tracing; observed-executor.ts). Unset: nothing is wrapped. */
+  queryObserver?: QueryObserver;
+}
+
+/** The PostgreSQL pool's connections right now (pg.Pool's counters), for metrics. */
+export interface PoolStats {
+  /** Open connections, idle or in use. */
+  total: number;
+  idle: number;
+  /** Requests waiting for a connection. */
+  waiting: number;
+  /** The pool's size (`LATCH_DATABASE_POOL_SIZE`). */
+  max: number;
+}
+
+/** The settings of a configuration that storage reads (a structural slice of Config). */
+export interface StorageSettings {
+  databasePoolSize: number;
+  databaseStatementTimeoutMs: number;
+  databaseSchema: string | null;
+  databasePreparedStatements?: boolean;
+  sqliteSynchronous: SqliteSynchronous;
+  cacheMaxStalenessMs: number;
 }
 
 /** The storage options a configuration asks for (pool size, statement timeout, schema, SQLite durability). */
-export function storageOptionsFromConfig(config: Config): OpenStorageOptions {
+export function storageOptionsFromConfig(config: StorageSettings): OpenStorageOptions {
   return {
     poolSize: config.databasePoolSize,
     statementTimeoutMs: config.databaseStatementTimeoutMs,
     postgresSchema: config.databaseSchema,
+    preparedStatements: config.databasePreparedStatements ?? true,
     sqliteSynchronous: config.sqliteSynchronous,
+    cacheMaxStalenessMs: config.cacheMaxStalenessMs,
   };
 }
 
 export interface OpenedDatabase {
   db: Kysely<Database>;
   dialect: Storage['dialect'];
+  /** What the repositories run their hot queries through. */
+  executor: QueryExecutor;
+  /** Where cached reads can be kept truthful across processes; null where they cannot (and nothing is cached). */
+  signal: InvalidationSignal | null;
+  /** PostgreSQL: the pool's connections right now; absent on SQLite, which has no pool. */
+  poolStats?: () => PoolStats;
   /** Finishes queued writes and closes every connection. */
   close(): Promise<void>;
 }
 
 export function createDatabase(databaseUrl: string, options: OpenStorageOptions = {}): OpenedDatabase {
   const path = sqlitePath(databaseUrl);
+  if (path === ':memory:') {
+    const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: openSqlite(path) }) });
+    return { db, dialect: 'sqlite', executor: kyselyExecutor(db), signal: null, close: () => db.destroy() };
+  }
   if (path !== null) {
-    if (path === ':memory:') {
-      const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: openSqlite(path) }) });
-      return { db, dialect: 'sqlite', close: () => db.destroy() };
-    }
-    mkdirSync(dirname(path), { recursive: true });
-    const sqlite = openSqlite(path, undefined, { synchronous: options.sqliteSynchronous ?? 'normal' });
-    const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
-    const fastPath = SqliteFastPath.attach(db, path, sqlite);
-    let checkpointer: SqliteCheckpointer | undefined;
-    if (options.backgroundCheckpoints) {
-      sqlite.prepare(`PRAGMA wal_autocheckpoint = ${SAFETY_NET_AUTOCHECKPOINT_PAGES}`).all([]);
-      checkpointer = SqliteCheckpointer.start(path, sqlite.driver);
-    }
-    return {
-      db,
-      dialect: 'sqlite',
-      async close() {
-        await fastPath.close();
-        await checkpointer?.close();
-        await db.destroy();
-      },
-    };
+    const engine = openSqliteEngine(path, { backgroundCheckpoints: options.backgroundCheckpoints, synchronous: options.sqliteSynchronous });
+    return { ...engine, dialect: 'sqlite' };
   }
 
   // int8 (bigint) columns hold epoch seconds and counts, all far below 2^53: read them as numbers.
   pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
-  const { pool } = createPostgresPool(databaseUrl, {
-    poolSize: options.poolSize ?? 10,
+  const poolSize = options.poolSize ?? 10;
+  const { pool, raw } = createPostgresPool(databaseUrl, {
+    poolSize,
     statementTimeoutMs: options.statementTimeoutMs ?? 10_000,
     schema: options.postgresSchema ?? null,
     onIdleClientError: options.onIdleConnectionError ?? (() => {}),
   });
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-  return { db, dialect: 'postgres', close: () => db.destroy() };
+  const db = new Kysely<Database>({ dialect: new OwnSchemaPostgresDialect({ pool }) });
+  const poolStats = (): PoolStats => ({ total: raw.totalCount, idle: raw.idleCount, waiting: raw.waitingCount, max: poolSize });
+  // The hot queries run on the pool directly, prepared per connection (postgres/postgres-executor.ts).
+  return { db, dialect: 'postgres', executor: postgresExecutor(pool, { prepare: options.preparedStatements ?? true }), signal: null, poolStats, close: () => db.destroy() };
 }
 
 /**
@@ -124,21 +163,18 @@ function isMissingTable(error: unknown): boolean {
   return (error as { code?: unknown }).code === '42P01' || /no such table/i.test((error as Error).message ?? '');
 }
 
-export async function migrateToLatest(db: Kysely<Database>, options: Pick<OpenStorageOptions, 'postgresSchema'> = {}): Promise<MigrationResultSet> {
+export async function migrateToLatest(
+  { db, signal }: Pick<OpenedStorage, 'db' | 'signal'>,
+  options: Pick<OpenStorageOptions, 'postgresSchema'> = {},
+): Promise<MigrationResultSet> {
   if (db.getExecutor().adapter instanceof PostgresAdapter) await ensurePostgresSchema(db, options.postgresSchema);
-  for (let attempt = 1; ; attempt++) {
-    const migrator = await createMigrator(db);
-    const result = await migrator.migrateToLatest();
-    if (!result.error) {
-      // Whoever runs them (`latch migrate`, `latch serve`, the primary of --workers): cached reads start over in
-      // every process (change-signal.ts).
-      if ((result.results ?? []).length > 0) sqliteFastPathOf(db)?.changed();
-      return result;
-    }
-    // Kysely's migrator introspects every schema of the database; a table dropped in another schema at that
-    // moment fails it with undefined_table. Migrations run in one transaction on PostgreSQL, so try again.
-    if (attempt >= 3 || !isMissingTable(result.error)) throw result.error;
-  }
+  const migrator = await createMigrator(db);
+  const result = await migrator.migrateToLatest();
+  if (result.error) throw result.error;
+  // Whoever runs them (`latch migrate`, `latch serve`, the primary of --workers): cached reads start over in
+  // every process (invalidation-signal.ts).
+  if ((result.results ?? []).length > 0) signal?.changed();
+  return result;
 }
 
 /**
@@ -157,28 +193,26 @@ export async function migrationsAreCurrent(db: Kysely<Database>): Promise<boolea
   return Object.keys(migrations).every((name) => applied.has(name));
 }
 
-export function bindRepositories(db: Kysely<Database>, dialect: Storage['dialect'], close: () => Promise<void>): Storage {
+/** Plain repositories over `db`, run by `executor`; a transaction binds them to itself, run by Kysely. */
+export function bindRepositories(db: Kysely<Database>, executor: QueryExecutor, dialect: Storage['dialect'], close: () => Promise<void>): Storage {
   return {
     dialect,
-    users: createUserRepository(db),
-    clients: createClientRepository(db),
-    authorizationCodes: createAuthorizationCodeRepository(db),
-    accessTokens: createAccessTokenRepository(db),
-    consents: createConsentRepository(db),
-    browserSessions: createBrowserSessionRepository(db),
+    users: createUserRepository(db, executor),
+    clients: createClientRepository(db, executor),
+    authorizationCodes: createAuthorizationCodeRepository(db, executor),
+    tokens: createTokenRepository(db, executor),
+    consents: createConsentRepository(db, executor),
+    browserSessions: createBrowserSessionRepository(db, executor),
     clientEvents: createClientEventRepository(db),
     emailLinks: createEmailLinkRepository(db),
     outbox: createOutboxRepository(db),
     avatarImages: createAvatarImageRepository(db),
     signingKeys: createSigningKeyRepository(db),
-    transaction: async (fn) => {
-      try {
-        return await db.transaction().execute((trx) => fn(bindRepositories(trx, dialect, close)));
-      } finally {
-        // Transactions are rare and may revoke tokens or change users: cached reads start over (change-signal.ts).
-        sqliteFastPathOf(db)?.changed();
-      }
-    },
+    backchannelLogoutDeliveries: createBackchannelLogoutDeliveryRepository(db),
+    auditEvents: createAuditEventRepository(db, executor),
+    secondFactors: createSecondFactorRepository(db),
+    passkeys: createPasskeyRepository(db),
+    transaction: (fn) => db.transaction().execute((trx) => fn(bindRepositories(trx, kyselyExecutor(trx), dialect, close))),
     async ping() {
       try {
         await sql`select 1`.execute(db);
@@ -192,10 +226,34 @@ export function bindRepositories(db: Kysely<Database>, dialect: Storage['dialect
   };
 }
 
-export async function openStorage(databaseUrl: string, options: OpenStorageOptions = {}): Promise<Storage & { db: Kysely<Database> }> {
-  const { db, dialect, close } = createDatabase(databaseUrl, options);
+/** Storage as opened: also the Kysely database (migrations, copies, tests), its invalidation signal and its pool. */
+export type OpenedStorage = Storage & { db: Kysely<Database>; signal: InvalidationSignal | null; poolStats?: () => PoolStats };
+
+export async function openStorage(databaseUrl: string, options: OpenStorageOptions = {}): Promise<OpenedStorage> {
+  const opened = createDatabase(databaseUrl, options);
+  const { db, dialect } = opened;
+  const executor = options.queryObserver ? observedExecutor(opened.executor, options.queryObserver) : opened.executor;
+  let signal = opened.signal;
+  let close = () => opened.close();
   if (options.migrate ?? true) {
-    await migrateToLatest(db, options);
+    await migrateToLatest(opened, options).catch(async (error: unknown) => {
+      await close();
+      throw error;
+    });
   }
-  return Object.assign(bindRepositories(db, dialect, close), { db });
+  if (dialect === 'postgres' && (options.cacheMaxStalenessMs ?? 0) > 0) {
+    const notify = await openNotifySignal({
+      connectionString: databaseUrl,
+      schema: options.postgresSchema ?? null,
+      maxStalenessMs: options.cacheMaxStalenessMs!,
+      ...(options.onCacheSignalChange && { onStateChange: options.onCacheSignalChange }),
+    });
+    signal = notify;
+    close = async () => {
+      notify.close();
+      await opened.close();
+    };
+  }
+  const repositories = bindRepositories(db, executor, dialect, close);
+  return Object.assign(signal ? createCachedStorage(repositories, signal) : repositories, { db, signal, ...(opened.poolStats && { poolStats: opened.poolStats }) });
 }

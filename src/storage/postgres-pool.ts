@@ -66,6 +66,8 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /** The pg client type this module needs: query, and release(err) to destroy a broken connection. */
 export interface RawPoolClient {
   query(sqlText: string, parameters: ReadonlyArray<unknown>): Promise<PostgresQueryResult<unknown>>;
+  /** A named prepared statement (pg's query config). */
+  query(config: { name: string; text: string; values: ReadonlyArray<unknown> }): Promise<PostgresQueryResult<unknown>>;
   release(destroy?: boolean | Error): void;
 }
 export interface RawPool {
@@ -101,7 +103,8 @@ export function createRetryingPool(pool: RawPool, policy: Partial<RetryPolicy> =
       let client: RawPoolClient | undefined = await connectWithRetry();
       let inTransaction = false;
       const wrapped = {
-        async query(sqlText: string, parameters: ReadonlyArray<unknown>) {
+        // `name`: a named prepared statement (postgres/postgres-executor.ts), parsed once per connection by pg.
+        async query(sqlText: string, parameters: ReadonlyArray<unknown>, name?: string) {
           const keyword = /^\s*(\w+)/.exec(sqlText)?.[1]?.toLowerCase();
           if (keyword === 'begin' || keyword === 'start') inTransaction = true;
           if (!client) {
@@ -114,7 +117,7 @@ export function createRetryingPool(pool: RawPool, policy: Partial<RetryPolicy> =
             throw Object.assign(new Error('The PostgreSQL connection was lost in the middle of a transaction'), { code: '08006' });
           }
           try {
-            return await client.query(sqlText, parameters);
+            return await (name === undefined ? client.query(sqlText, parameters) : client.query({ name, text: sqlText, values: parameters }));
           } catch (error) {
             if (!isConnectionError(error)) throw error;
             // The connection is gone: destroy it rather than hand it back to the pool for the next request.
@@ -124,7 +127,7 @@ export function createRetryingPool(pool: RawPool, policy: Partial<RetryPolicy> =
             if (inTransaction || !isPlainSelect(sqlText)) throw error;
             // The read changed nothing, so run it once more on a fresh connection.
             client = await connectWithRetry();
-            return await client.query(sqlText, parameters);
+            return await (name === undefined ? client.query(sqlText, parameters) : client.query({ name, text: sqlText, values: parameters }));
           } finally {
             if (keyword === 'commit' || keyword === 'rollback' || keyword === 'end') inTransaction = false;
           }

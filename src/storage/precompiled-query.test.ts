@@ -34,9 +34,9 @@ describe('precompiled queries', () => {
       db.selectFrom('users').select(['id', 'email']).where('email_verified', '=', 1).where('id', '=', p('id')).where('name', '=', p('name')),
     );
     // Spread: node:sqlite (Node 24) returns rows without a prototype, better-sqlite3 plain objects.
-    assert.deepEqual((await find(first.db, { name: 'N', id })).rows.map((row) => ({ ...row })), [{ id, email: 'order@example.com' }]);
-    assert.deepEqual((await find(first.db, { name: 'other', id })).rows, []);
-    assert.deepEqual((await find(first.db, { name: 'N', id: id + 1000 })).rows, []);
+    assert.deepEqual((await first.db.executeQuery(find(first.db, { name: 'N', id }))).rows.map((row) => ({ ...row })), [{ id, email: 'order@example.com' }]);
+    assert.deepEqual((await first.db.executeQuery(find(first.db, { name: 'other', id }))).rows, []);
+    assert.deepEqual((await first.db.executeQuery(find(first.db, { name: 'N', id: id + 1000 }))).rows, []);
   });
 
   test('is compiled once per database, and a transaction reuses its database’s compiled form', async () => {
@@ -45,11 +45,11 @@ describe('precompiled queries', () => {
       builds += 1;
       return db.selectFrom('users').select('id').where('email', '=', p('email'));
     });
-    await count(first.db, { email: 'a@example.com' });
-    await count(first.db, { email: 'b@example.com' });
-    await first.db.transaction().execute((trx) => count(trx, { email: 'c@example.com' }));
+    await first.db.executeQuery(count(first.db, { email: 'a@example.com' }));
+    await first.db.executeQuery(count(first.db, { email: 'b@example.com' }));
+    await first.db.transaction().execute((trx) => trx.executeQuery(count(trx, { email: 'c@example.com' })));
     assert.equal(builds, 1);
-    await count(second.db, { email: 'a@example.com' });
+    await second.db.executeQuery(count(second.db, { email: 'a@example.com' }));
     assert.equal(builds, 2);
   });
 
@@ -59,7 +59,7 @@ describe('precompiled queries', () => {
     );
     await assert.rejects(
       first.db.transaction().execute(async (trx) => {
-        await insert(trx, { email: 'rolled-back@example.com' });
+        await trx.executeQuery(insert(trx, { email: 'rolled-back@example.com' }));
         throw new Error('roll back');
       }),
       /roll back/,
@@ -70,6 +70,6 @@ describe('precompiled queries', () => {
 
   test('refuses a missing value instead of binding it as NULL', async () => {
     const find = precompileQuery((db, p: Parameter<{ email: string }>) => db.selectFrom('users').select('id').where('email', '=', p('email')));
-    await assert.rejects(find(first.db, {} as { email: string }), /no value for parameter email/);
+    assert.throws(() => find(first.db, {} as { email: string }), /no value for parameter email/);
   });
 });

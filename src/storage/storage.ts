@@ -1,6 +1,12 @@
 /**
  * The storage interface the rest of Latch depends on: one repository per aggregate, record types in domain
- * form (Dates, booleans, arrays), never SQL. Implemented over Kysely in repositories/*.ts for both dialects.
+ * form (Dates, booleans, arrays), never SQL. Implemented over Kysely in repositories/*.ts for both dialects,
+ * run by an executor (query-executor.ts): Kysely's, or the SQLite engine's (sqlite/).
+ *
+ * Some reads are cached per process (cached-storage.ts): a user, a client, an active access token with its
+ * user, a browser session, a consent. They stay truthful across processes because every write method that
+ * could change one of them is classified as such there, and signals every process after it commits. A new
+ * write method must be classified there too; a test fails until it is.
  */
 import type { SigningAlgorithm } from '../crypto/signing-algorithms.js';
 
@@ -33,9 +39,19 @@ export interface UserRepository {
   list(): Promise<User[]>;
 }
 
+/**
+ * How a client authenticates at the token endpoint (RFC 7591 §2): with its secret (`client_secret_basic`
+ * stands for both secret methods, RFC 6749 §2.3.1), or not at all (`none`: a public client, a single-page or
+ * mobile app that cannot keep a secret; RFC 6749 §2.1).
+ */
+export type TokenEndpointAuthMethod = 'client_secret_basic' | 'none';
+/** The grants a client may be registered for (RFC 7591 §2 `grant_types`). */
+export type ClientGrantType = 'authorization_code' | 'refresh_token' | 'client_credentials';
+
 export interface Client {
   clientId: string;
   name: string;
+  /** A public client's is the hash of a secret never shown to anyone: it authenticates with none. */
   secretHash: string;
   previousSecretHash: string | null;
   previousSecretExpiresAt: Date | null;
@@ -45,14 +61,58 @@ export interface Client {
   logoUrl: string | null;
   /** The JWS alg of this client's id_tokens (OIDC Registration `id_token_signed_response_alg`), RS256 by default. */
   idTokenSignedResponseAlg: SigningAlgorithm;
+  /** Where the logout endpoint may send the person afterwards, compared exactly (OIDC RP-Initiated Logout 1.0 §3.1). */
+  postLogoutRedirectUris: string[];
+  /** Where logout tokens are posted (OIDC Back-Channel Logout 1.0 §2.2), or null. */
+  backchannelLogoutUri: string | null;
+  tokenEndpointAuthMethod: TokenEndpointAuthMethod;
+  grantTypes: ClientGrantType[];
+  /** The scopes a service was registered for: the ceiling of its client_credentials tokens (RFC 6749 §4.4.2). */
+  scope: string[];
+  /** The hash of its RFC 7592 registration access token, for a client that registered itself; else null. */
+  registrationAccessTokenHash: string | null;
+  /** Registered itself at /oauth2/register (RFC 7591), rather than by a person or the CLI. */
+  registeredDynamically: boolean;
   createdAt: Date;
   updatedAt: Date;
 }
-export type NewClient = Omit<Client, 'createdAt' | 'updatedAt' | 'idTokenSignedResponseAlg'> & { idTokenSignedResponseAlg?: SigningAlgorithm };
+export type NewClient = Omit<
+  Client,
+  | 'createdAt'
+  | 'updatedAt'
+  | 'idTokenSignedResponseAlg'
+  | 'postLogoutRedirectUris'
+  | 'backchannelLogoutUri'
+  | 'tokenEndpointAuthMethod'
+  | 'grantTypes'
+  | 'scope'
+  | 'registrationAccessTokenHash'
+  | 'registeredDynamically'
+> & {
+  registrationAccessTokenHash?: string | null;
+  registeredDynamically?: boolean;
+  idTokenSignedResponseAlg?: SigningAlgorithm;
+  postLogoutRedirectUris?: string[];
+  backchannelLogoutUri?: string | null;
+  /** client_secret_basic, authorization_code + refresh_token and no scope when left out. */
+  tokenEndpointAuthMethod?: TokenEndpointAuthMethod;
+  grantTypes?: ClientGrantType[];
+  scope?: string[];
+};
 export type ClientPatch = Partial<
   Pick<
     Client,
-    'name' | 'secretHash' | 'previousSecretHash' | 'previousSecretExpiresAt' | 'redirectUris' | 'homepageUrl' | 'logoUrl' | 'idTokenSignedResponseAlg'
+    | 'name'
+    | 'secretHash'
+    | 'previousSecretHash'
+    | 'previousSecretExpiresAt'
+    | 'redirectUris'
+    | 'homepageUrl'
+    | 'logoUrl'
+    | 'idTokenSignedResponseAlg'
+    | 'postLogoutRedirectUris'
+    | 'backchannelLogoutUri'
+    | 'grantTypes'
   >
 >;
 
@@ -65,10 +125,20 @@ export interface ClientRepository {
   update(clientId: string, patch: ClientPatch, now: Date): Promise<boolean>;
   /** Deletes the client and, by cascade, its codes, tokens, consents and events. */
   delete(clientId: string): Promise<boolean>;
+  /**
+   * Deletes clients that registered themselves (RFC 7591) before `before` and were never used: no consent, no
+   * code, no token. Returns how many.
+   */
+  deleteUnusedRegistrations(before: Date): Promise<number>;
 }
 
 export interface AuthorizationCode {
   codeHash: string;
+  /**
+   * The grant this code starts: every token issued from it carries the same id, so that one grant's tokens
+   * are revoked together (code replay, RFC 6749 §4.1.2; later refresh rotation and logout).
+   */
+  grantId: string;
   clientId: string;
   userId: number;
   redirectUri: string;
@@ -76,26 +146,35 @@ export interface AuthorizationCode {
   nonce: string | null;
   codeChallenge: string | null;
   authTime: Date;
+  /**
+   * The browser session the code was approved in (its public id, BrowserSession.sid): id_tokens of the grant
+   * carry it (OIDC Back-Channel Logout 1.0 §2.3). Null for codes issued before sessions had one.
+   */
+  sid: string | null;
   createdAt: Date;
   expiresAt: Date;
   consumedAt: Date | null;
 }
-export type NewAuthorizationCode = Omit<AuthorizationCode, 'consumedAt'>;
+export type NewAuthorizationCode = Omit<AuthorizationCode, 'consumedAt' | 'sid'> & { sid?: string | null };
 
 export interface ConsumeConditions {
   codeHash: string;
   clientId: string;
-  /** Undefined: the token request left redirect_uri out (spec 4.2 B), so it is not compared. */
+  /** Undefined: the token request left redirect_uri out (docs/protocol-decisions.md, "Token endpoint"), so it is not compared. */
   redirectUri: string | undefined;
   /** The S256 of the code_verifier sent, or null when none was sent. */
   codeChallenge: string | null;
 }
 
-/** The access token a redeemed code turns into; client, user and scope come from the code. */
+/** The access token a redeemed code turns into; client, user, scope and grant come from the code. */
 export type RedeemedAccessToken = Pick<AccessToken, 'tokenHash' | 'createdAt' | 'expiresAt'>;
 
 export interface AuthorizationCodeRepository {
-  /** Stores the code's hash, never the code. */
+  /**
+   * Stores the code's hash, never the code. With a sid, in the same write, records that the session signed in
+   * to the code's client (browser_session_clients, once per session and client; nothing if the session has
+   * ended meanwhile), so that a logout of that session knows which apps to tell.
+   */
   insert(code: NewAuthorizationCode): Promise<void>;
   /**
    * Atomically marks an unexpired, unused code as used and returns it, to the first caller only
@@ -105,15 +184,10 @@ export interface AuthorizationCodeRepository {
    * (null: the code must have been issued without one).
    */
   consume(conditions: ConsumeConditions, now: Date): Promise<AuthorizationCode | null>;
-  /**
-   * The token endpoint's write: consumes the code as `consume` does and, in the same transaction, stores the
-   * access token issued from it (for the code's client, user and scope). Returns the code and its user, or
-   * null when the code could not be consumed, in which case nothing was written.
-   */
-  redeem(conditions: ConsumeConditions, token: RedeemedAccessToken, now: Date): Promise<{ code: AuthorizationCode; user: User } | null>;
   /** Any code by hash, used or not, for telling "reused" from "unknown" and "expired". */
   findByHash(codeHash: string): Promise<AuthorizationCode | null>;
-  deleteExpired(before: Date): Promise<number>;
+  /** Deletes what expired before `before`; with `limit`, at most that many rows per table (call again while it returns `limit`). */
+  deleteExpired(before: Date, limit?: number): Promise<number>;
 }
 
 export interface AccessToken {
@@ -121,23 +195,117 @@ export interface AccessToken {
   clientId: string;
   userId: number;
   scope: string[];
-  authorizationCodeHash: string | null;
+  /** The grant it was issued in (AuthorizationCode.grantId). */
+  grantId: string;
   createdAt: Date;
   expiresAt: Date;
   revokedAt: Date | null;
 }
 export type NewAccessToken = Omit<AccessToken, 'revokedAt'>;
 
-export interface AccessTokenRepository {
+/** A refresh token as stored (RFC 6749 §6): its hash, bound to client, user, grant and scope. */
+export interface RefreshToken {
+  tokenHash: string;
+  grantId: string;
+  clientId: string;
+  userId: number;
+  /** What the grant allowed; a refresh may narrow the access token's scope, never widen this. */
+  scope: string[];
+  /** The sign-in the grant started from (OIDC Core §12.2: id_tokens from a refresh keep it). */
+  authTime: Date;
+  createdAt: Date;
+  /** Idle expiry. */
+  expiresAt: Date;
+  /** Absolute expiry of the grant's refreshes. */
+  grantExpiresAt: Date;
+  /** Set once, by the one refresh that rotated it. */
+  rotatedAt: Date | null;
+  /** The successor issued at rotation, encrypted under LATCH_SECRET, for a retry within the grace window. */
+  successorEncrypted: string | null;
+  revokedAt: Date | null;
+  /** The browser session the grant was approved in (AuthorizationCode.sid), carried from token to token. */
+  sid: string | null;
+}
+
+/** A refresh token to issue: the rest comes from the code or the token it replaces. */
+export interface IssuedRefreshToken {
+  tokenHash: string;
+  /** Idle expiry (capped at the grant's absolute expiry when rotated). */
+  expiresAt: Date;
+  /** For a new grant only: when its refreshes end. */
+  grantExpiresAt: Date;
+}
+
+export interface RefreshRotation {
+  /** The refresh token presented. */
+  tokenHash: string;
+  clientId: string;
+  successor: { tokenHash: string; encrypted: string; idleSeconds: number };
+  accessToken: RedeemedAccessToken;
+  /** The access token's scope from the grant's: may narrow it, or throw to refuse (nothing is written then). */
+  narrowScope: (granted: string[]) => string[];
+}
+
+/** An access token of the client_credentials grant (RFC 6749 §4.4): the client's own, no user, no grant. */
+export interface ServiceToken {
+  tokenHash: string;
+  clientId: string;
+  scope: string[];
+  createdAt: Date;
+  expiresAt: Date;
+  revokedAt: Date | null;
+}
+export type NewServiceToken = Omit<ServiceToken, 'revokedAt'>;
+
+/** Every token Latch issues is stored here, and only here. */
+export interface TokenRepository {
   insert(token: NewAccessToken): Promise<void>;
+  /** Stores a client_credentials access token (its hash). */
+  insertServiceToken(token: NewServiceToken): Promise<void>;
+  /** A client_credentials token when it exists, is unexpired and unrevoked. */
+  findActiveServiceToken(tokenHash: string, now: Date): Promise<ServiceToken | null>;
+  /** Revokes a client_credentials token, only if it is `clientId`'s and not revoked yet. True when it revoked it. */
+  revokeServiceToken(tokenHash: string, clientId: string, now: Date): Promise<boolean>;
+  /**
+   * The token endpoint's write for the authorization_code grant: consumes the code exactly as
+   * AuthorizationCodeRepository.consume does and, in the same transaction, stores the access token issued
+   * from it (for the code's client, user, scope and grant). Returns the code, or null when it could not be
+   * consumed, in which case nothing was written.
+   */
+  redeemCode(
+    conditions: ConsumeConditions,
+    token: RedeemedAccessToken,
+    now: Date,
+    /** Called inside the write when the code's scope has offline_access: the refresh token to store with it. */
+    refreshToken?: () => IssuedRefreshToken,
+  ): Promise<AuthorizationCode | null>;
+  /**
+   * The refresh_token grant's write: marks an unrotated, unrevoked, unexpired refresh token of `clientId` as
+   * rotated (one conditional update: of racing refreshes exactly one rotates, also across processes) and, in
+   * the same transaction, stores its successor and the new access token. Returns the rotated token and the
+   * access token's scope, or null when it could not be rotated, in which case nothing was written.
+   */
+  rotateRefreshToken(rotation: RefreshRotation, now: Date): Promise<{ rotated: RefreshToken; scope: string[] } | null>;
+  /** Any refresh token by hash, rotated, revoked or expired too, for telling why a refresh failed. */
+  findRefreshByHash(tokenHash: string): Promise<RefreshToken | null>;
+  /** Drops the encrypted successors of tokens rotated before `before` (the grace window is over). */
+  forgetSuccessors(before: Date): Promise<number>;
   /** The token and its user in one read, when it exists, is unexpired and unrevoked: the userinfo hot path. */
   findActiveWithUser(tokenHash: string, now: Date): Promise<{ token: AccessToken; user: User } | null>;
   findByHash(tokenHash: string): Promise<AccessToken | null>;
-  /** Revokes every token issued from one code (code replay, RFC 6749 §4.1.2). Returns how many. */
-  revokeByAuthorizationCode(codeHash: string, now: Date): Promise<number>;
-  /** Revokes every token one user granted one client (consent withdrawn). */
+  /**
+   * Revokes one access token, only if it was issued to `clientId` and is not revoked yet (one conditional
+   * update: RFC 7009 §2.1, a client revokes only its own tokens). True when it revoked it.
+   */
+  revokeAccessToken(tokenHash: string, clientId: string, now: Date): Promise<boolean>;
+  /** Revokes every access and refresh token of one grant (code replay, RFC 6749 §4.1.2; refresh reuse). Returns how many. */
+  revokeByGrant(grantId: string, now: Date): Promise<number>;
+  /** Revokes every access and refresh token one user granted one client (consent withdrawn). */
   revokeByUserAndClient(userId: number, clientId: string, now: Date): Promise<number>;
-  deleteExpired(before: Date): Promise<number>;
+  /** How many grants of `clientId` are live: with an unexpired, unrevoked access token or a usable refresh token. */
+  countLiveGrants(clientId: string, now: Date): Promise<number>;
+  /** Deletes what expired before `before`; with `limit`, at most that many rows per table (call again while it returns `limit`). */
+  deleteExpired(before: Date, limit?: number): Promise<number>;
 }
 
 export interface Consent {
@@ -146,6 +314,8 @@ export interface Consent {
   scope: string[];
   createdAt: Date;
   updatedAt: Date;
+  /** When the app last received tokens under this consent (a code exchange or a refresh), to the minute. */
+  lastUsedAt: Date | null;
 }
 
 export interface ConsentRepository {
@@ -153,11 +323,18 @@ export interface ConsentRepository {
   listByUser(userId: number): Promise<Consent[]>;
   /** Records the union of what was granted before and `scope`. */
   grant(userId: number, clientId: string, scope: string[], now: Date): Promise<void>;
+  /** Records that the app received tokens under the consent now; skipped when the last record is under a minute old. */
+  markUsed(userId: number, clientId: string, now: Date): Promise<void>;
   revoke(userId: number, clientId: string): Promise<boolean>;
 }
 
 export interface BrowserSession {
   sessionHash: string;
+  /**
+   * The session's public id: `sid` in id_tokens and logout tokens (OIDC Back-Channel Logout 1.0 §2.3). Random and
+   * unrelated to the cookie value and its hash, so that an app that sees it can do nothing with it but compare.
+   */
+  sid: string;
   userId: number;
   authTime: Date;
   createdAt: Date;
@@ -167,16 +344,36 @@ export interface BrowserSession {
   ipAddress: string | null;
 }
 
+/** Which of a user's sessions end: one by its hash, or all of them but optionally one. */
+export type SessionsToEnd = { sessionHash: string } | { allExcept: string | null };
+
+/** An ended session: its public id and the clients a code was issued to in it, each once. */
+export interface EndedBrowserSession {
+  sid: string;
+  clientIds: string[];
+}
+
 export interface BrowserSessionRepository {
   insert(session: BrowserSession): Promise<void>;
   /** The session when it exists and has not expired. */
   findActive(sessionHash: string, now: Date): Promise<BrowserSession | null>;
   listByUser(userId: number, now: Date): Promise<BrowserSession[]>;
   touch(sessionHash: string, now: Date): Promise<void>;
-  delete(sessionHash: string): Promise<void>;
-  /** Ends every session of a user, except optionally one (the one changing the password). */
-  deleteByUser(userId: number, exceptSessionHash?: string): Promise<number>;
-  deleteExpired(before: Date): Promise<number>;
+  /**
+   * A new cookie for the same session (a sign-in again by the person already signed in: no session fixation,
+   * RFC 6265bis; OWASP Session Management): the row keeps its sid and the clients signed in to in it, so that
+   * apps holding id_tokens with that sid keep matching it. Returns false when `oldSessionHash` is gone.
+   */
+  renew(oldSessionHash: string, renewed: Pick<BrowserSession, 'sessionHash' | 'authTime' | 'lastSeenAt' | 'expiresAt' | 'userAgent' | 'ipAddress'>): Promise<boolean>;
+  /**
+   * Ends sessions of one user, returning for each its sid and the clients a code was issued to in it, read
+   * before the rows go. The only way sessions end other than expiry: call it through
+   * session/session-endings.ts endBrowserSessions, inside a transaction (storage.transaction), so that the
+   * read and the delete agree.
+   */
+  end(userId: number, which: SessionsToEnd): Promise<EndedBrowserSession[]>;
+  /** Deletes what expired before `before`; with `limit`, at most that many rows per table (call again while it returns `limit`). */
+  deleteExpired(before: Date, limit?: number): Promise<number>;
 }
 
 /** A failed authorization or token request of a known client, kept for the developer console. */
@@ -195,7 +392,44 @@ export type NewClientEvent = Omit<ClientEvent, 'id'>;
 export interface ClientEventRepository {
   insert(event: NewClientEvent): Promise<void>;
   listRecent(clientId: string, limit: number): Promise<ClientEvent[]>;
-  deleteBefore(before: Date): Promise<number>;
+  /** With `limit`, at most that many rows (call again while it returns `limit`). */
+  deleteBefore(before: Date, limit?: number): Promise<number>;
+}
+
+/**
+ * A back-channel logout to deliver (OIDC Back-Channel Logout 1.0 §2.5): one ended session, one client. No
+ * token is kept: every attempt signs a fresh one.
+ */
+export interface BackchannelLogoutDelivery {
+  id: number;
+  clientId: string;
+  /** The logout token's sub and sid: the person, and the ended session's public id. */
+  sub: string;
+  sid: string;
+  /** Attempts made so far. */
+  attempts: number;
+  nextAttemptAt: Date;
+  createdAt: Date;
+}
+export type NewBackchannelLogoutDelivery = Pick<BackchannelLogoutDelivery, 'clientId' | 'sub' | 'sid' | 'nextAttemptAt' | 'createdAt'>;
+
+/** A delivery claimed by one process: only the holder of `claimToken` may reschedule or delete it. */
+export interface ClaimedBackchannelLogoutDelivery extends BackchannelLogoutDelivery {
+  claimToken: string;
+}
+
+export interface BackchannelLogoutDeliveryRepository {
+  /** Queues deliveries; returns their ids. */
+  insert(deliveries: NewBackchannelLogoutDelivery[]): Promise<number[]>;
+  /**
+   * Claims up to `limit` deliveries due at `now` that no process holds (or whose holder's claim ran out) until
+   * `claimedUntil`, with one conditional update: of processes claiming at once, each row goes to one.
+   */
+  claimDue(now: Date, claimedUntil: Date, claimToken: string, limit: number): Promise<ClaimedBackchannelLogoutDelivery[]>;
+  /** Releases a claimed delivery for a later attempt. False when the claim was lost (another process holds it). */
+  reschedule(id: number, claimToken: string, attempts: number, nextAttemptAt: Date): Promise<boolean>;
+  /** Removes a claimed delivery: delivered, or given up. False when the claim was lost. */
+  delete(id: number, claimToken: string): Promise<boolean>;
 }
 
 export type EmailLinkPurpose = 'verify_email' | 'reset_password';
@@ -220,7 +454,8 @@ export interface EmailLinkRepository {
   consume(tokenHash: string, purpose: EmailLinkPurpose, now: Date): Promise<EmailLink | null>;
   /** Marks every unused link of a user and purpose as used (a newer password makes older reset links void). */
   invalidateByUser(userId: number, purpose: EmailLinkPurpose, now: Date): Promise<number>;
-  deleteExpired(before: Date): Promise<number>;
+  /** Deletes what expired before `before`; with `limit`, at most that many rows per table (call again while it returns `limit`). */
+  deleteExpired(before: Date, limit?: number): Promise<number>;
 }
 
 /** A mail kept by Latch instead of being sent, when no SMTP server is configured. */
@@ -235,7 +470,8 @@ export interface OutboxMessage {
 export interface OutboxRepository {
   insert(message: Omit<OutboxMessage, 'id'>): Promise<void>;
   listRecent(limit: number): Promise<OutboxMessage[]>;
-  deleteBefore(before: Date): Promise<number>;
+  /** With `limit`, at most that many rows (call again while it returns `limit`). */
+  deleteBefore(before: Date, limit?: number): Promise<number>;
 }
 
 /** An avatar image uploaded to Latch and served from its own origin. */
@@ -285,12 +521,127 @@ export interface SigningKeyRepository {
   deleteRetired(before: Date): Promise<number>;
 }
 
+/** One event of the audit trail (src/audit/): what happened, to whom, through which client, from where. */
+export interface AuditEvent {
+  id: number;
+  createdAt: Date;
+  /** A name of src/audit/event-types.ts (a string here: storage knows no event vocabulary). */
+  type: string;
+  userId: number | null;
+  /** Who did it, when not the user it happened to (an administrator). */
+  actorUserId: number | null;
+  clientId: string | null;
+  ipAddress: string | null;
+  userAgent: string | null;
+  requestId: string | null;
+  details: Record<string, unknown> | null;
+}
+export type NewAuditEvent = Omit<AuditEvent, 'id'>;
+
+/** An event as listed: with the email its user has now (joined; null when there is no user or it is gone). */
+export type ListedAuditEvent = AuditEvent & { userEmail: string | null };
+
+/** Which events to list; every given condition must hold. */
+export interface AuditEventFilter {
+  userId?: number;
+  clientId?: string;
+  /** Any of these types exactly. */
+  types?: readonly string[];
+  /** Types starting with this, e.g. `user.` for every user event. */
+  typePrefix?: string;
+  /** At or after this time. */
+  since?: Date;
+  limit: number;
+}
+
+export interface AuditEventRepository {
+  /** Appends events, in one statement per few hundred (audit/audit-log.ts batches them). */
+  insertMany(events: readonly NewAuditEvent[]): Promise<void>;
+  /** Newest first. */
+  list(filter: AuditEventFilter): Promise<ListedAuditEvent[]>;
+  /** Deletes events from before `before` (retention); with `limit`, at most that many rows (call again while it returns `limit`). */
+  deleteBefore(before: Date, limit?: number): Promise<number>;
+}
+
+/** An account's confirmed authenticator app (TOTP, RFC 6238). */
+export interface TotpAuthenticator {
+  userId: number;
+  /** Encrypted under LATCH_SECRET (accounts/second-factor/totp.ts); never in clear. */
+  secretEncrypted: string;
+  /** RFC 6238 time step of the last code accepted; null before the first. */
+  lastUsedStep: number | null;
+  createdAt: Date;
+  lastUsedAt: Date | null;
+}
+
+/** One recovery code as stored: its keyed hash. */
+export interface RecoveryCode {
+  codeHash: string;
+  createdAt: Date;
+  usedAt: Date | null;
+}
+
+/** A registered passkey (WebAuthn credential): its public key, counter, backup flags and the person's name for it. */
+export interface Passkey {
+  /** base64url, as the authenticator made it. */
+  credentialId: string;
+  userId: number;
+  /** COSE-encoded public key. */
+  publicKey: Uint8Array;
+  /** Signature counter; 0 forever on synced passkeys. */
+  counter: number;
+  transports: string[];
+  aaguid: string;
+  /** BE flag: may be synced to other devices. */
+  backupEligible: boolean;
+  /** BS flag: is synced now. */
+  backedUp: boolean;
+  name: string;
+  createdAt: Date;
+  lastUsedAt: Date | null;
+}
+
+export interface PasskeyRepository {
+  /** False when that credential id is registered already (to any account); nothing changed then. */
+  insert(passkey: Passkey): Promise<boolean>;
+  findByCredentialId(credentialId: string): Promise<Passkey | null>;
+  /** Oldest first. */
+  listByUser(userId: number): Promise<Passkey[]>;
+  /**
+   * After a verified sign-in: the new counter, backup state and time, only if the counter is still
+   * `previousCounter` (false when another sign-in moved it meanwhile).
+   */
+  recordUse(credentialId: string, previousCounter: number, use: { counter: number; backedUp: boolean; at: Date }): Promise<boolean>;
+  /** Only the account's own passkey; false when there was none. */
+  delete(userId: number, credentialId: string): Promise<boolean>;
+}
+
+/** Authenticator apps and recovery codes (issue 17). */
+export interface SecondFactorRepository {
+  findTotp(userId: number): Promise<TotpAuthenticator | null>;
+  /** Adds the account's app; false when it already has one (nothing changed). */
+  insertTotp(authenticator: TotpAuthenticator): Promise<boolean>;
+  /**
+   * Accepts time step `step` once (RFC 6238 §5.2): true only when it is later than the last accepted step,
+   * decided by one conditional update, so that two requests with the same code cannot both pass.
+   */
+  useTotpStep(userId: number, step: number, now: Date): Promise<boolean>;
+  /** Removes the app; false when there was none. */
+  deleteTotp(userId: number): Promise<boolean>;
+  listRecoveryCodes(userId: number): Promise<RecoveryCode[]>;
+  /** Replaces every code of the account with these hashes (the old set stops working). */
+  replaceRecoveryCodes(userId: number, codeHashes: readonly string[], now: Date): Promise<void>;
+  /** Marks one unused code used; false when it was already used or is not the account's. */
+  useRecoveryCode(userId: number, codeHash: string, now: Date): Promise<boolean>;
+  deleteRecoveryCodes(userId: number): Promise<number>;
+}
+
 export interface Storage {
   readonly dialect: 'sqlite' | 'postgres';
   users: UserRepository;
   clients: ClientRepository;
   authorizationCodes: AuthorizationCodeRepository;
-  accessTokens: AccessTokenRepository;
+  tokens: TokenRepository;
   consents: ConsentRepository;
   browserSessions: BrowserSessionRepository;
   clientEvents: ClientEventRepository;
@@ -298,6 +649,10 @@ export interface Storage {
   outbox: OutboxRepository;
   avatarImages: AvatarImageRepository;
   signingKeys: SigningKeyRepository;
+  backchannelLogoutDeliveries: BackchannelLogoutDeliveryRepository;
+  auditEvents: AuditEventRepository;
+  secondFactors: SecondFactorRepository;
+  passkeys: PasskeyRepository;
   /** Runs fn with repositories bound to one transaction. Keep it short: SQLite has one writer. */
   transaction<T>(fn: (storage: Storage) => Promise<T>): Promise<T>;
   /** True when the database answers. */

@@ -5,6 +5,13 @@ export function formatTime(date: Date): string {
   return `${date.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
 }
 
+/** "24 hours", "7 days", "1 hour", "15 minutes": a duration in seconds as a person says it. */
+export function describeDuration(seconds: number): string {
+  if (seconds % 86400 === 0) return seconds === 86400 ? '24 hours' : `${seconds / 86400} days`;
+  if (seconds % 3600 === 0) return seconds === 3600 ? '1 hour' : `${seconds / 3600} hours`;
+  return `${Math.round(seconds / 60)} minutes`;
+}
+
 /** "Chrome on Linux" from a User-Agent header, or a short fallback. */
 export function describeUserAgent(userAgent: string | null): string {
   if (!userAgent) return 'Unknown device';
@@ -30,7 +37,8 @@ export function describeUserAgent(userAgent: string | null): string {
 /** What a client receives for each scope, in words a person understands (consent and connected apps). */
 export function describeScopes(scope: readonly string[]): string[] {
   const lines: string[] = [];
-  if (scope.includes('profile') || scope.includes('email')) lines.push('Your email address, name and avatar');
+  if (scope.includes('profile')) lines.push('Your email address, name and avatar');
+  else if (scope.includes('email')) lines.push('Your email address');
   if (scope.includes('openid')) lines.push('Your Latch account id, to sign you in');
   return lines.length > 0 ? lines : ['Your Latch account id'];
 }

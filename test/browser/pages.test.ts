@@ -34,7 +34,7 @@ describe('Latch in a real browser', () => {
   const signInOnLatch = async (page: Page, email: string, password: string) => {
     await page.getByLabel('Email').fill(email);
     await page.getByLabel('Password').fill(password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
   };
 
   /** Opens the link in the newest mail with this subject, from the development outbox page. */
@@ -115,7 +115,7 @@ describe('Latch in a real browser', () => {
     await page.goto(`${latch.baseUrl}/developer`);
     await screenshot(page, '09-developer-console');
     await page.getByLabel('App name').fill('Example App');
-    await page.getByLabel('Redirect URLs').fill('http://127.0.0.1/callback');
+    await page.getByLabel('Redirect URLs', { exact: true }).fill('http://127.0.0.1/callback');
     await page.getByLabel('Homepage URL (optional)').fill('https://example.com');
     await page.getByRole('button', { name: 'Register app' }).click();
     await page.getByRole('heading', { name: 'Example App is registered' }).waitFor();
@@ -212,7 +212,7 @@ describe('Latch in a real browser', () => {
     await screenshot(page, '18-developer-failed-request');
     await failures.getByRole('button', { name: 'Add this redirect URL' }).first().click();
     await page.waitForURL(/notice=redirect-added/);
-    assert.match(await page.getByLabel('Redirect URLs').inputValue(), /localhost:4000\/auth\/callback/);
+    assert.match(await page.getByLabel('Redirect URLs', { exact: true }).inputValue(), /localhost:4000\/auth\/callback/);
   });
 
   browserTest('password reset: forgot password, link from the outbox, new password, sign in with it', async () => {
@@ -235,7 +235,7 @@ describe('Latch in a real browser', () => {
     await screenshot(page, '22-sign-in-after-reset');
     assert.equal(await page.getByLabel('Email').inputValue(), EMAIL);
     await page.getByLabel('Password').fill(NEW_PASSWORD);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
     await page.waitForURL(`${latch.baseUrl}/`);
     assert.match(await page.locator('body').innerText(), /Signed in as Ada Lovelace/);
     await context.close();
@@ -265,7 +265,7 @@ describe('Latch in a real browser', () => {
     await signInOnLatch(page, EMAIL, NEW_PASSWORD);
     await page.waitForURL(`${latch.baseUrl}/developer`);
     await page.getByLabel('App name').fill('No-JS App');
-    await page.getByLabel('Redirect URLs').fill('https://nojs.example.com/callback');
+    await page.getByLabel('Redirect URLs', { exact: true }).fill('https://nojs.example.com/callback');
     await page.getByRole('button', { name: 'Register app' }).click();
     await page.getByRole('heading', { name: 'No-JS App is registered' }).waitFor();
     assert.match(await page.locator('#client_secret').inputValue(), /^latch_cs_/);
@@ -287,6 +287,30 @@ describe('Latch in a real browser', () => {
     assert.notEqual(focused.outlineStyle, 'none', 'the focused field has an outline');
     assert.notEqual(focused.outlineWidth, '0px');
     await screenshot(page, '26-keyboard-focus');
+    await context.close();
+  });
+
+  browserTest('an app sends the person to Latch to sign out: Latch asks, one press of Sign out (no JavaScript), and back at the app with its state', async () => {
+    await latch.storage.clients.update(app.clientId, { postLogoutRedirectUris: [`${client.url}/`] }, new Date());
+    const { context, page } = await newPage({ javaScriptEnabled: false });
+    await page.goto(client.url);
+    await page.getByRole('link', { name: 'Sign in with Latch' }).click();
+    await signInOnLatch(page, EMAIL, NEW_PASSWORD);
+    if (await page.getByRole('button', { name: 'Allow' }).isVisible()) await page.getByRole('button', { name: 'Allow' }).click();
+    await page.waitForURL(`${client.url}/`);
+
+    const logout = new URL(`${latch.baseUrl}/oauth2/logout`);
+    logout.search = new URLSearchParams({ client_id: app.clientId, post_logout_redirect_uri: `${client.url}/`, state: 'back from latch' }).toString();
+    await page.goto(logout.href);
+    await page.getByRole('heading', { name: 'Sign out of Latch?' }).waitFor();
+    assert.match(await page.locator('main').innerText(), /Example App asks to sign you out of Latch/);
+    await screenshot(page, '27-logout-confirmation');
+    // The form's answer redirects to the app: the page's CSP form-action must let the browser follow it.
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.waitForURL(`${client.url}/?state=back+from+latch`);
+
+    await page.goto(`${latch.baseUrl}/account`);
+    await page.waitForURL(/\/login\?return_to=/);
     await context.close();
   });
 });

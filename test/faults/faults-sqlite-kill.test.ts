@@ -12,7 +12,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test, type TestContext } from 'node:test';
-import { openSqliteFile } from '../../src/storage/sqlite-file.js';
+import { openSqliteFile } from '../../src/storage/sqlite/file.js';
 import { startLatchProcess, type LatchProcess } from '../helpers/latch-process.js';
 import {
   checkSurvival,

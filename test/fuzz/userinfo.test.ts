@@ -1,8 +1,8 @@
 /**
- * Property-based tests of /oauth2/userinfo (issue 2 item 9): random Authorization headers (schemes, case,
- * spacing, the real token altered, Basic, garbage bytes), methods, query strings and bodies. The answer is 200
- * exactly when the header carries the real token in one of the accepted forms (DESIGN "Userinfo"), otherwise
- * a 4xx with a Bearer challenge; never a 5xx; nothing changes.
+ * Property-based tests of /oauth2/userinfo (issue 2 item 9): random Authorization headers (schemes, case, spacing,
+ * the real token altered, Basic, garbage bytes), methods, query strings and bodies. The answer is 200 exactly when
+ * the header carries the real token in one of the accepted forms (docs/protocol-decisions.md "Userinfo"),
+ * otherwise a 4xx with a Bearer challenge; never a 5xx; nothing changes.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';

@@ -77,7 +77,8 @@ export interface LatchProcess {
 }
 
 /** Starts `latch serve ARGS…` and waits until it listens (its log says "listening on …"). */
-export async function startLatchProcess(options: { env: Record<string, string>; args?: string[]; timeoutMs?: number }): Promise<LatchProcess> {
+/** `onOutput` sees the whole output so far after each chunk, also before the process listens. */
+export async function startLatchProcess(options: { env: Record<string, string>; args?: string[]; timeoutMs?: number; onOutput?: (output: string) => void }): Promise<LatchProcess> {
   await ensureBuilt();
   const child = spawn(process.execPath, [BIN, 'serve', ...(options.args ?? [])], { cwd: ROOT, env: childEnv(options.env), stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
@@ -92,6 +93,7 @@ export async function startLatchProcess(options: { env: Record<string, string>; 
     }, options.timeoutMs ?? 30_000);
     const onData = (chunk: Buffer) => {
       output += chunk.toString();
+      options.onOutput?.(output);
       const match = /listening on (http:\/\/[^\s)"]+)/.exec(output);
       if (match) {
         clearTimeout(timer);

@@ -55,6 +55,7 @@ export async function mintCodes(
         for (const code of batch) {
           await trx.authorizationCodes.insert({
             codeHash: hashTimeOrderedSecret(code),
+            grantId: hashTimeOrderedSecret(code),
             clientId: options.clientId,
             userId: options.userId,
             redirectUri: REDIRECT_URI,

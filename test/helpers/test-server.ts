@@ -1,11 +1,12 @@
 /**
- * A real Latch for tests: a fresh SQLite file in a temporary folder, the real app listening on an ephemeral
- * port, and helpers to seed users and clients through the same code the CLI uses.
+ * A real Latch for tests: a fresh SQLite file in a temporary folder, the real app listening on a free port
+ * (its issuer http://127.0.0.1:<port>, fixed before the app is built), and helpers to seed users and clients through the same code the CLI uses.
  *
  * With `LATCH_TEST_DATABASE=postgres` (or `database: 'postgres'`) the server runs on PostgreSQL instead, in a
  * schema created for it and dropped when it stops (test/helpers/postgres.ts), so the same tests cover both.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createUserAccount } from '../../src/accounts/user-accounts.js';
@@ -77,24 +78,47 @@ async function databaseEnv(options: TestServerOptions, dataDir: string): Promise
   };
 }
 
+/** A port that was free a moment ago, so that the issuer (which names it) is known before the app is built. */
+async function freePort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((resolve, reject) => probe.once('error', reject).listen(0, '127.0.0.1', resolve));
+  const { port } = probe.address() as AddressInfo;
+  await new Promise<void>((resolve) => probe.close(() => resolve()));
+  return port;
+}
+
+/** Another process may take the chosen port before Latch listens on it: then a new one is chosen. */
+const PORT_ATTEMPTS = 5;
+
 export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'latch-test-'));
   const database = await databaseEnv(options, dataDir);
-  const config = loadConfig({
-    ...database.env,
-    PORT: '0',
-    HOST: '127.0.0.1',
-    LATCH_LOG_LEVEL: process.env.LATCH_LOG_LEVEL ?? 'silent',
-    ...options.env,
-  });
   const captured: string[] = [];
-  const logger = options.captureLog
-    ? { ...(buildLoggerOptions({ ...config, logLevel: 'info' }) as object), stream: { write: (line: string) => void captured.push(line) } }
-    : undefined;
-  const server = await startServer(config, { logger, migrate: options.migrate ?? true });
+  let started: { config: Config; server: RunningServer } | undefined;
+  for (let attempt = 1; !started; attempt += 1) {
+    const port = options.env?.PORT ?? String(await freePort());
+    // Tests use the listening URL as the issuer, unless they set one.
+    const config = loadConfig({
+      ...database.env,
+      PORT: port,
+      HOST: '127.0.0.1',
+      LATCH_ISSUER: `http://127.0.0.1:${port}`,
+      LATCH_LOG_LEVEL: process.env.LATCH_LOG_LEVEL ?? 'silent',
+      ...options.env,
+    });
+    const logger = options.captureLog
+      ? { ...(buildLoggerOptions({ ...config, logLevel: 'info' }) as object), stream: { write: (line: string) => void captured.push(line) } }
+      : undefined;
+    try {
+      started = { config, server: await startServer(config, { logger, migrate: options.migrate ?? true }) };
+    } catch (error) {
+      const portTaken = (error as { code?: unknown }).code === 'EADDRINUSE';
+      if (!portTaken || options.env?.PORT !== undefined || attempt === PORT_ATTEMPTS) throw error;
+      captured.length = 0;
+    }
+  }
+  const { config, server } = started;
   const baseUrl = server.url.replace('[::1]', '127.0.0.1');
-  // The issuer is only known once the port is: tests use the listening URL as the issuer.
-  if (!options.env?.LATCH_ISSUER) config.issuer = baseUrl;
   return {
     ...server,
     baseUrl,

@@ -20,17 +20,23 @@ describe('discovery (OIDC Discovery 1.0 §3–4, RFC 8414)', () => {
     assert.equal(metadata.token_endpoint, `${issuer}/oauth2/token`);
     assert.equal(metadata.userinfo_endpoint, `${issuer}/oauth2/userinfo`);
     assert.equal(metadata.jwks_uri, `${issuer}/oauth2/jwks`);
+    assert.equal(metadata.revocation_endpoint, `${issuer}/oauth2/revoke`);
+    assert.equal(metadata.introspection_endpoint, `${issuer}/oauth2/introspect`);
   });
 
   test('openid-configuration lists only what Latch supports', async () => {
     const metadata = await (await fetch(`${server.baseUrl}/.well-known/openid-configuration`)).json();
     assert.deepEqual(metadata.response_types_supported, ['code']);
     assert.deepEqual(metadata.response_modes_supported, ['query']);
-    assert.deepEqual(metadata.grant_types_supported, ['authorization_code']);
+    assert.deepEqual(metadata.grant_types_supported, ['authorization_code', 'refresh_token', 'client_credentials']);
     assert.deepEqual(metadata.subject_types_supported, ['public']);
     assert.deepEqual(metadata.id_token_signing_alg_values_supported, ['RS256', 'ES256', 'EdDSA']);
-    assert.deepEqual(metadata.scopes_supported, ['openid', 'profile', 'email']);
-    assert.deepEqual(metadata.token_endpoint_auth_methods_supported, ['client_secret_basic', 'client_secret_post']);
+    assert.deepEqual(metadata.scopes_supported, ['openid', 'profile', 'email', 'offline_access']);
+    // none: public clients (single-page and mobile apps) send client_id alone.
+    assert.deepEqual(metadata.token_endpoint_auth_methods_supported, ['client_secret_basic', 'client_secret_post', 'none']);
+    // RFC 8414 §2: revocation authenticates clients exactly as the token endpoint does; public clients cannot introspect.
+    assert.deepEqual(metadata.revocation_endpoint_auth_methods_supported, ['client_secret_basic', 'client_secret_post', 'none']);
+    assert.deepEqual(metadata.introspection_endpoint_auth_methods_supported, ['client_secret_basic', 'client_secret_post']);
     assert.deepEqual(metadata.code_challenge_methods_supported, ['S256']);
     assert.equal(metadata.authorization_response_iss_parameter_supported, true);
     for (const claim of ['sub', 'iss', 'aud', 'exp', 'iat', 'auth_time', 'nonce', 'at_hash', 'azp', 'email', 'email_verified', 'name', 'picture']) {

@@ -27,7 +27,7 @@ describe('id_token', () => {
     const before = Math.floor(Date.now() / 1000);
     const flow = await runOidcFlow(server, client, { email: user.email, password });
     assert.equal(flow.token.status, 200, JSON.stringify(flow.token.body));
-    assert.equal(flow.token.body.scope, 'openid profile');
+    assert.equal(flow.token.body.scope, 'openid profile email');
     const { payload, alg } = await verifyIdToken(server, flow.token.body.id_token, client.clientId, ['RS256']);
     assert.equal(alg, 'RS256');
     assert.equal(payload.iss, server.config.issuer);
@@ -66,7 +66,7 @@ describe('id_token', () => {
     assert.equal((await verifyIdToken(server, flow.token.body.id_token, client.clientId)).payload.nonce, nonce);
   });
 
-  test('without scope openid there is no id_token (plain OAuth, spec 2.2)', async () => {
+  test('without scope openid there is no id_token (plain OAuth; OIDC Core §3.1.3.3)', async () => {
     const client = await server.createClient();
     const { user, password } = await server.createUser();
     const flow = await runOidcFlow(server, client, { email: user.email, password }, { params: { scope: 'profile', nonce: undefined } });
@@ -118,6 +118,37 @@ describe('id_token', () => {
     const right = await exchangeCode(server.baseUrl, client, { grant_type: 'authorization_code', code, code_verifier: verifier });
     assert.equal(right.status, 200);
     assert.ok(right.body.id_token);
+  });
+
+  test('sid (OIDC Back-Channel Logout 1.0 §2.3): one per browser session, kept by a sign-in again and by every refresh, never the cookie or its hash', async () => {
+    const client = await server.createClient();
+    const otherApp = await server.createClient({ name: 'Other App' });
+    const { user, password } = await server.createUser();
+    const account = { email: user.email, password };
+    const sidOf = async (idToken: string, clientId = client.clientId) => (await verifyIdToken(server, idToken, clientId)).payload.sid as string;
+
+    const first = await runOidcFlow(server, client, account, { params: { scope: 'openid offline_access' } });
+    assert.equal(first.token.status, 200, JSON.stringify(first.token.body));
+    const sid = await sidOf(first.token.body.id_token);
+    assert.match(sid, /^[A-Za-z0-9_-]{22,}$/, 'at least 128 random bits, URL-safe');
+    const cookie = (await first.browser.jar.getCookies(server.baseUrl)).find((c) => c.key === 'latch_session')!.value;
+    assert.notEqual(sid, cookie);
+    assert.notEqual(sid, createHash('sha256').update(cookie).digest('base64url'), 'not the stored hash either');
+
+    // The same browser session: the same sid for another app, and after prompt=login (a new cookie, the same session).
+    assert.equal(await sidOf((await runOidcFlow(server, otherApp, account, { browser: first.browser })).token.body.id_token, otherApp.clientId), sid);
+    const again = await runOidcFlow(server, client, account, { browser: first.browser, params: { prompt: 'login' } });
+    assert.equal(await sidOf(again.token.body.id_token), sid, 'a sign-in again by the same person keeps the session');
+    const newCookie = (await first.browser.jar.getCookies(server.baseUrl)).find((c) => c.key === 'latch_session')!.value;
+    assert.notEqual(newCookie, cookie, 'with a new cookie (no session fixation)');
+
+    // A refresh keeps the grant's sid (and its auth_time), as the grant keeps them.
+    const refreshed = await exchangeCode(server.baseUrl, client, { grant_type: 'refresh_token', refresh_token: first.token.body.refresh_token });
+    assert.equal(refreshed.status, 200, JSON.stringify(refreshed.body));
+    assert.equal(await sidOf(refreshed.body.id_token), sid);
+
+    // Another browser is another session: another sid.
+    assert.notEqual(await sidOf((await runOidcFlow(server, client, account)).token.body.id_token), sid);
   });
 
   test('latch client create --id-token-alg stores the algorithm, and refuses one Latch does not sign with', async () => {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, afterEach, describe, mock, test } from 'node:test';
 import { createKeyEncryption, KeyDecryptionError } from '../../src/crypto/key-encryption.js';
-import { SigningKeyStartupError } from '../../src/crypto/signing-key-cache.js';
+import { SigningKeyStartupError } from '../../src/keys/signing-key-cache.js';
 import { openStorage, storageOptionsFromConfig } from '../../src/storage/open-storage.js';
 import { runLatchCli } from '../helpers/cli.js';
 import { startTestServer, type TestServer, type TestServerOptions } from '../helpers/test-server.js';
@@ -162,5 +162,18 @@ describe('key rotation across processes', () => {
     assert.equal(published.length, 1);
     assert.ok(!published.includes(esKid!), 'a retired key leaves the JWKS at once');
     assert.notEqual(a.signingKeys.signingKey('ES256').kid, esKid);
+  });
+
+  test('latch keys retire takes a KID that starts with "-" as a KID (one thumbprint in 64 does), with or without --', async () => {
+    const env = cliEnv(a);
+    for (const args of [['-RNoSuchKid'], ['--', '-RNoSuchKid']]) {
+      const result = await runLatchCli(['keys', 'retire', ...args], env);
+      assert.equal(result.code, 2, result.stderr);
+      assert.match(result.stderr, /-RNoSuchKid/);
+      assert.doesNotMatch(result.stderr, /Unknown option/);
+    }
+    const usage = await runLatchCli(['keys', 'retire'], env);
+    assert.equal(usage.code, 2);
+    assert.match(usage.stderr, /needs one KID/);
   });
 });

@@ -36,12 +36,12 @@ describe('userinfo claims by scope', () => {
     const { user } = await server.createUser();
     const token = generateSecret(SECRET_PREFIX.accessToken);
     const now = new Date();
-    await server.storage.accessTokens.insert({
+    await server.storage.tokens.insert({
       tokenHash: hashSecret(token),
       clientId: client.clientId,
       userId: user.id,
       scope: ['openid'],
-      authorizationCodeHash: null,
+      grantId: 'userinfo-claims',
       createdAt: now,
       expiresAt: new Date(now.getTime() + 60_000),
     });

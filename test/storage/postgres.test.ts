@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { sql } from 'kysely';
 import { isDatabaseUnavailable } from '../../src/storage/database-unavailable.js';
-import { openStorage } from '../../src/storage/open-storage.js';
+import { migrateToLatest, openStorage } from '../../src/storage/open-storage.js';
 import { createTestSchema, POSTGRES_TEST_URL, postgresUnavailableReason, runAdminSql, type TestSchema } from '../helpers/postgres.js';
 import { defineRepositorySuite } from './repositories.suite.js';
 
@@ -64,6 +64,33 @@ if (unavailable) {
         await migrated.close();
       } finally {
         await runAdminSql(`drop schema if exists ${name} cascade`);
+      }
+    });
+
+    test('migrations read only their own schema: other schemas dropped while they run do not fail them', async () => {
+      // Kysely's own introspector looked up every table of every schema; one dropped by another deployment or
+      // test run at that moment failed the migration with 3F000 "schema … does not exist" (seen in CI).
+      const others = Array.from({ length: 6 }, (_, i) => `${schema.name}_other${i}`);
+      for (const other of others) await runAdminSql(`create schema ${other}; create table ${other}.t (id serial primary key)`);
+      const name = `${schema.name}_racing`;
+      try {
+        const storage = await openStorage(POSTGRES_TEST_URL, { postgresSchema: name, migrate: false });
+        try {
+          const tables = await storage.db.introspection.getTables();
+          assert.deepEqual(tables, [], 'a schema without tables lists none, whatever other schemas hold');
+          await Promise.all([
+            migrateToLatest(storage, { postgresSchema: name }),
+            ...others.map((other) => runAdminSql(`drop schema ${other} cascade`)),
+          ]);
+          assert.equal(await storage.migrationsAreCurrent(), true);
+          const listed = await storage.db.introspection.getTables();
+          assert.ok(listed.length > 0 && listed.every((table) => table.schema === name), JSON.stringify(listed.map((t) => t.schema)));
+        } finally {
+          await storage.close();
+        }
+      } finally {
+        await runAdminSql(`drop schema if exists ${name} cascade`);
+        for (const other of others) await runAdminSql(`drop schema if exists ${other} cascade`);
       }
     });
 

@@ -1,13 +1,15 @@
 /**
  * One conformance suite for every repository, run on each database (sqlite.test.ts, postgres.test.ts), in the
  * manner of hydra's manager test helpers and better-auth's adapter tests: what the protocol code relies on
- * must hold on both, including single use under races (DESIGN "Authorization code").
+ * must hold on both, including single use under races (RFC 6749 §4.1.2; docs/protocol-decisions.md,
+ * "Authorization code").
  *
  * A repository added later gets its block here, so that both databases check it.
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
+import { deleteExpiredRecords } from '../../src/server.js';
 import type { Client, NewAuthorizationCode, Storage, User } from '../../src/storage/storage.js';
 
 export interface SuiteDatabase {
@@ -74,6 +76,7 @@ export function defineRepositorySuite(label: string, open: () => Promise<SuiteDa
       const client = overrides.clientId === undefined ? await newClient() : undefined;
       const code: NewAuthorizationCode = {
         codeHash: `code-${unique()}`,
+        grantId: `grant-${unique()}`,
         clientId: client?.clientId ?? overrides.clientId!,
         userId: user?.id ?? overrides.userId!,
         redirectUri: 'https://app.example.com/callback',
@@ -81,6 +84,7 @@ export function defineRepositorySuite(label: string, open: () => Promise<SuiteDa
         nonce: 'n-0S6_WzA2Mj',
         codeChallenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
         authTime: EARLIER,
+        sid: null,
         createdAt: NOW,
         expiresAt: LATER,
         ...overrides,
@@ -180,14 +184,14 @@ export function defineRepositorySuite(label: string, open: () => Promise<SuiteDa
         const client = await newClient();
         const code = await newCode({ userId: user.id, clientId: client.clientId });
         const tokenHash = `tok-${unique()}`;
-        await storage.accessTokens.insert({ tokenHash, clientId: client.clientId, userId: user.id, scope: ['profile'], authorizationCodeHash: code.codeHash, createdAt: NOW, expiresAt: FAR_FUTURE });
+        await storage.tokens.insert({ tokenHash, clientId: client.clientId, userId: user.id, scope: ['profile'], grantId: code.grantId, createdAt: NOW, expiresAt: FAR_FUTURE });
         await storage.consents.grant(user.id, client.clientId, ['profile'], NOW);
         await storage.clientEvents.insert({ clientId: client.clientId, createdAt: NOW, endpoint: 'token', error: 'invalid_grant', description: 'd', requestId: 'r', details: null });
 
         assert.equal(await storage.clients.delete(client.clientId), true);
         assert.equal(await storage.clients.findById(client.clientId), null);
         assert.equal(await storage.authorizationCodes.findByHash(code.codeHash), null);
-        assert.equal(await storage.accessTokens.findByHash(tokenHash), null);
+        assert.equal(await storage.tokens.findByHash(tokenHash), null);
         assert.equal(await storage.consents.find(user.id, client.clientId), null);
         assert.deepEqual(await storage.clientEvents.listRecent(client.clientId, 10), []);
         assert.equal(await storage.clients.delete(client.clientId), false);
@@ -223,7 +227,7 @@ export function defineRepositorySuite(label: string, open: () => Promise<SuiteDa
         assert.deepEqual((await storage.authorizationCodes.findByHash(code.codeHash))?.consumedAt, NOW);
       });
 
-      test('consume without redirect_uri (spec 4.2 B) still needs every other binding', async () => {
+      test('consume without redirect_uri (RFC 6749 §4.1.3 departure; docs/protocol-decisions.md, "Token endpoint") still needs every other binding', async () => {
         const code = await newCode();
         assert.ok(await storage.authorizationCodes.consume({ ...conditionsOf(code), redirectUri: undefined }, NOW));
       });
@@ -275,44 +279,44 @@ export function defineRepositorySuite(label: string, open: () => Promise<SuiteDa
 
       /** How many of these tokens are stored. */
       async function storedCount(tokenHashes: string[]): Promise<number> {
-        const found = await Promise.all(tokenHashes.map((hash) => storage.accessTokens.findByHash(hash)));
+        const found = await Promise.all(tokenHashes.map((hash) => storage.tokens.findByHash(hash)));
         return found.filter((token) => token !== null).length;
       }
 
-      test('redeem consumes the code and stores one access token with the code’s client, user, scope and hash', async () => {
+      test('redeemCode consumes the code and stores one access token with the code’s client, user, scope and grant', async () => {
         const user = await newUser();
         const client = await newClient();
         const code = await newCode({ userId: user.id, clientId: client.clientId, scope: ['openid', 'email', 'profile'] });
         const token = tokenFor();
-        const redeemed = await storage.authorizationCodes.redeem(conditionsOf(code), token, NOW);
-        assert.deepEqual(redeemed, { code: { ...code, consumedAt: NOW }, user });
+        const redeemed = await storage.tokens.redeemCode(conditionsOf(code), token, NOW);
+        assert.deepEqual(redeemed, { ...code, consumedAt: NOW });
         assert.deepEqual((await storage.authorizationCodes.findByHash(code.codeHash))?.consumedAt, NOW);
         const stored = {
           tokenHash: token.tokenHash,
           clientId: client.clientId,
           userId: user.id,
           scope: ['openid', 'email', 'profile'],
-          authorizationCodeHash: code.codeHash,
+          grantId: code.grantId,
           createdAt: NOW,
           expiresAt: FAR_FUTURE,
           revokedAt: null,
         };
-        assert.deepEqual(await storage.accessTokens.findByHash(token.tokenHash), stored);
-        // What userinfo reads (cached by redeem on SQLite) is what was stored.
-        assert.deepEqual(await storage.accessTokens.findActiveWithUser(token.tokenHash, NOW), { token: stored, user });
-        // Exactly one token came from the code.
-        assert.equal(await storage.accessTokens.revokeByAuthorizationCode(code.codeHash, LATER), 1);
+        assert.deepEqual(await storage.tokens.findByHash(token.tokenHash), stored);
+        // What userinfo reads is what was stored, with the code's user.
+        assert.deepEqual(await storage.tokens.findActiveWithUser(token.tokenHash, NOW), { token: stored, user });
+        // Exactly one token came from the code's grant.
+        assert.equal(await storage.tokens.revokeByGrant(code.grantId, LATER), 1);
       });
 
-      test('redeem without redirect_uri (spec 4.2 B) still needs every other binding', async () => {
+      test('redeem without redirect_uri (RFC 6749 §4.1.3 departure; docs/protocol-decisions.md, "Token endpoint") still needs every other binding', async () => {
         const code = await newCode();
         const wrongClient = tokenFor();
         const other = await newClient();
-        assert.equal(await storage.authorizationCodes.redeem({ ...conditionsOf(code), redirectUri: undefined, clientId: other.clientId }, wrongClient, NOW), null);
+        assert.equal(await storage.tokens.redeemCode({ ...conditionsOf(code), redirectUri: undefined, clientId: other.clientId }, wrongClient, NOW), null);
         const token = tokenFor();
-        assert.ok(await storage.authorizationCodes.redeem({ ...conditionsOf(code), redirectUri: undefined }, token, NOW));
+        assert.ok(await storage.tokens.redeemCode({ ...conditionsOf(code), redirectUri: undefined }, token, NOW));
         assert.equal(await storedCount([wrongClient.tokenHash, token.tokenHash]), 1);
-        assert.ok(await storage.accessTokens.findByHash(token.tokenHash));
+        assert.ok(await storage.tokens.findByHash(token.tokenHash));
       });
 
       test('a redeem that fails any condition returns null and writes nothing', async () => {
@@ -323,7 +327,7 @@ export function defineRepositorySuite(label: string, open: () => Promise<SuiteDa
         for (const conditions of wrong) {
           const token = tokenFor();
           tried.push(token.tokenHash);
-          assert.equal(await storage.authorizationCodes.redeem(conditions, token, NOW), null);
+          assert.equal(await storage.tokens.redeemCode(conditions, token, NOW), null);
         }
         assert.equal(await storedCount(tried), 0);
         assert.equal((await storage.authorizationCodes.findByHash(code.codeHash))?.consumedAt, null);
@@ -331,7 +335,7 @@ export function defineRepositorySuite(label: string, open: () => Promise<SuiteDa
         // A code issued without a challenge: not with one (no PKCE downgrade).
         const plain = await newCode({ codeChallenge: null });
         const withChallenge = tokenFor();
-        assert.equal(await storage.authorizationCodes.redeem({ ...conditionsOf(plain), codeChallenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM' }, withChallenge, NOW), null);
+        assert.equal(await storage.tokens.redeemCode({ ...conditionsOf(plain), codeChallenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM' }, withChallenge, NOW), null);
         assert.equal(await storedCount([withChallenge.tokenHash]), 0);
         assert.equal((await storage.authorizationCodes.findByHash(plain.codeHash))?.consumedAt, null);
 
@@ -339,20 +343,20 @@ export function defineRepositorySuite(label: string, open: () => Promise<SuiteDa
         const expired = await newCode({ expiresAt: NOW });
         const atExpiry = tokenFor();
         const afterExpiry = tokenFor();
-        assert.equal(await storage.authorizationCodes.redeem(conditionsOf(expired), atExpiry, NOW), null);
-        assert.equal(await storage.authorizationCodes.redeem(conditionsOf(expired), afterExpiry, LATER), null);
+        assert.equal(await storage.tokens.redeemCode(conditionsOf(expired), atExpiry, NOW), null);
+        assert.equal(await storage.tokens.redeemCode(conditionsOf(expired), afterExpiry, LATER), null);
         assert.equal(await storedCount([atExpiry.tokenHash, afterExpiry.tokenHash]), 0);
         assert.equal((await storage.authorizationCodes.findByHash(expired.codeHash))?.consumedAt, null);
 
         // Already used: the second redeem stores no second token, and the first use stands.
         const first = tokenFor();
         const replay = tokenFor();
-        assert.ok(await storage.authorizationCodes.redeem(conditionsOf(code), first, NOW));
-        assert.equal(await storage.authorizationCodes.redeem(conditionsOf(code), replay, LATER), null);
+        assert.ok(await storage.tokens.redeemCode(conditionsOf(code), first, NOW));
+        assert.equal(await storage.tokens.redeemCode(conditionsOf(code), replay, LATER), null);
         assert.equal(await storedCount([first.tokenHash, replay.tokenHash]), 1);
-        assert.ok(await storage.accessTokens.findByHash(first.tokenHash));
+        assert.ok(await storage.tokens.findByHash(first.tokenHash));
         assert.deepEqual((await storage.authorizationCodes.findByHash(code.codeHash))?.consumedAt, NOW);
-        assert.equal(await storage.accessTokens.revokeByAuthorizationCode(code.codeHash, LATER), 1);
+        assert.equal(await storage.tokens.revokeByGrant(code.grantId, LATER), 1);
       });
 
       test('a redeem inside a transaction that rolls back leaves the code unused and no token', async () => {
@@ -360,14 +364,14 @@ export function defineRepositorySuite(label: string, open: () => Promise<SuiteDa
         const token = tokenFor();
         await assert.rejects(
           storage.transaction(async (tx) => {
-            assert.ok(await tx.authorizationCodes.redeem(conditionsOf(code), token, NOW));
+            assert.ok(await tx.tokens.redeemCode(conditionsOf(code), token, NOW));
             throw new Error('abort');
           }),
           /abort/,
         );
         assert.equal(await storedCount([token.tokenHash]), 0);
         assert.equal((await storage.authorizationCodes.findByHash(code.codeHash))?.consumedAt, null);
-        assert.ok(await storage.authorizationCodes.redeem(conditionsOf(code), tokenFor(), NOW));
+        assert.ok(await storage.tokens.redeemCode(conditionsOf(code), tokenFor(), NOW));
       });
 
       test('a redeem whose token cannot be stored fails whole: the code stays unused', async () => {
@@ -375,20 +379,21 @@ export function defineRepositorySuite(label: string, open: () => Promise<SuiteDa
         const client = await newClient();
         const code = await newCode({ userId: user.id, clientId: client.clientId });
         const taken = tokenFor();
-        await storage.accessTokens.insert({ ...taken, clientId: client.clientId, userId: user.id, scope: ['openid'], authorizationCodeHash: null });
-        await assert.rejects(storage.authorizationCodes.redeem(conditionsOf(code), taken, NOW));
+        const takenGrant = `grant-${unique()}`;
+        await storage.tokens.insert({ ...taken, clientId: client.clientId, userId: user.id, scope: ['openid'], grantId: takenGrant });
+        await assert.rejects(storage.tokens.redeemCode(conditionsOf(code), taken, NOW));
         assert.equal((await storage.authorizationCodes.findByHash(code.codeHash))?.consumedAt, null);
-        assert.equal((await storage.accessTokens.findByHash(taken.tokenHash))?.authorizationCodeHash, null);
-        assert.ok(await storage.authorizationCodes.redeem(conditionsOf(code), tokenFor(), NOW));
+        assert.equal((await storage.tokens.findByHash(taken.tokenHash))?.grantId, takenGrant);
+        assert.ok(await storage.tokens.redeemCode(conditionsOf(code), tokenFor(), NOW));
       });
 
       test('race: 12 concurrent redeems of one code on one connection pool, exactly one wins and one token is stored', async () => {
         const code = await newCode();
         const tokens = Array.from({ length: 12 }, tokenFor);
-        const results = await Promise.all(tokens.map((token) => storage.authorizationCodes.redeem(conditionsOf(code), token, NOW)));
+        const results = await Promise.all(tokens.map((token) => storage.tokens.redeemCode(conditionsOf(code), token, NOW)));
         assert.equal(results.filter((r) => r !== null).length, 1);
         assert.equal(await storedCount(tokens.map((t) => t.tokenHash)), 1);
-        assert.equal(await storage.accessTokens.revokeByAuthorizationCode(code.codeHash, LATER), 1);
+        assert.equal(await storage.tokens.revokeByGrant(code.grantId, LATER), 1);
       });
 
       test('race: concurrent redeems of one code from two independent connections, exactly one wins and one token is stored', async () => {
@@ -398,11 +403,11 @@ export function defineRepositorySuite(label: string, open: () => Promise<SuiteDa
             const code = await newCode();
             const tokens = Array.from({ length: 12 }, tokenFor);
             const results = await Promise.all(
-              tokens.map((token, i) => (i % 2 === 0 ? storage : another).authorizationCodes.redeem(conditionsOf(code), token, NOW)),
+              tokens.map((token, i) => (i % 2 === 0 ? storage : another).tokens.redeemCode(conditionsOf(code), token, NOW)),
             );
             assert.equal(results.filter((r) => r !== null).length, 1, `round ${round}`);
             assert.equal(await storedCount(tokens.map((t) => t.tokenHash)), 1, `round ${round}`);
-            assert.equal(await storage.accessTokens.revokeByAuthorizationCode(code.codeHash, LATER), 1, `round ${round}`);
+            assert.equal(await storage.tokens.revokeByGrant(code.grantId, LATER), 1, `round ${round}`);
           }
         } finally {
           await another.close();
@@ -416,10 +421,199 @@ export function defineRepositorySuite(label: string, open: () => Promise<SuiteDa
         assert.equal(await storage.authorizationCodes.findByHash(old.codeHash), null);
         assert.ok(await storage.authorizationCodes.findByHash(live.codeHash));
       });
+
+      test('deleteExpired with a limit deletes at most that many rows per call, and the rest on later calls', async () => {
+        // Whatever earlier tests left expired goes first, so that the counts below are this test's own.
+        while ((await storage.authorizationCodes.deleteExpired(NOW, 100)) > 0);
+        const old = await Promise.all(Array.from({ length: 5 }, () => newCode({ expiresAt: EARLIER })));
+        const live = await newCode({ expiresAt: FAR_FUTURE });
+        assert.equal(await storage.authorizationCodes.deleteExpired(NOW, 2), 2);
+        assert.equal(await storage.authorizationCodes.deleteExpired(NOW, 2), 2);
+        assert.equal(await storage.authorizationCodes.deleteExpired(NOW, 2), 1);
+        assert.equal(await storage.authorizationCodes.deleteExpired(NOW, 2), 0);
+        for (const code of old) assert.equal(await storage.authorizationCodes.findByHash(code.codeHash), null);
+        assert.ok(await storage.authorizationCodes.findByHash(live.codeHash));
+      });
+
+      test('the periodic cleanup (deleteExpiredRecords) goes through every batch until nothing expired is left', async () => {
+        const old = await Promise.all(Array.from({ length: 7 }, () => newCode({ expiresAt: EARLIER })));
+        const live = await newCode({ expiresAt: FAR_FUTURE });
+        // Codes are kept a day past expiry (replay detection): clean up as of two days later, 3 rows a batch.
+        await deleteExpiredRecords(storage, { refreshTokenReuseGraceSeconds: 60 }, at('2030-06-03T12:00:00Z'), 3);
+        for (const code of old) assert.equal(await storage.authorizationCodes.findByHash(code.codeHash), null);
+        assert.ok(await storage.authorizationCodes.findByHash(live.codeHash));
+      });
+    });
+
+    describe('refresh tokens', () => {
+      /** A code with offline_access redeemed for an access token and a refresh token; returns the refresh token's hash. */
+      async function grantWithRefresh(expiresAt = FAR_FUTURE): Promise<{ refreshHash: string; code: NewAuthorizationCode }> {
+        const code = await newCode({ scope: ['openid', 'profile', 'offline_access'] });
+        const refreshHash = `rt-${unique()}`;
+        const redeemed = await storage.tokens.redeemCode(
+          { codeHash: code.codeHash, clientId: code.clientId, redirectUri: code.redirectUri, codeChallenge: code.codeChallenge },
+          { tokenHash: `tok-${unique()}`, createdAt: NOW, expiresAt: FAR_FUTURE },
+          NOW,
+          () => ({ tokenHash: refreshHash, expiresAt, grantExpiresAt: FAR_FUTURE }),
+        );
+        assert.ok(redeemed);
+        return { refreshHash, code };
+      }
+      const rotation = (tokenHash: string, clientId: string, narrowScope = (granted: string[]) => granted) => ({
+        tokenHash,
+        clientId,
+        successor: { tokenHash: `rt-${unique()}`, encrypted: 'sealed', idleSeconds: 3600 },
+        accessToken: { tokenHash: `tok-${unique()}`, createdAt: NOW, expiresAt: FAR_FUTURE },
+        narrowScope,
+      });
+
+      test('a code redeemed with offline_access stores a refresh token bound to its client, user, grant, scope and auth_time', async () => {
+        const { refreshHash, code } = await grantWithRefresh();
+        const stored = await storage.tokens.findRefreshByHash(refreshHash);
+        assert.deepEqual(stored, {
+          tokenHash: refreshHash,
+          grantId: code.grantId,
+          clientId: code.clientId,
+          userId: code.userId,
+          scope: ['openid', 'profile', 'offline_access'],
+          authTime: code.authTime,
+          createdAt: NOW,
+          expiresAt: FAR_FUTURE,
+          grantExpiresAt: FAR_FUTURE,
+          rotatedAt: null,
+          successorEncrypted: null,
+          revokedAt: null,
+          sid: null,
+        });
+      });
+
+      test('a refresh token keeps the sid of the session its code was approved in, through every rotation', async () => {
+        const user = await newUser();
+        const sid = `sid-${unique()}`;
+        await storage.browserSessions.insert({ sessionHash: `s-${unique()}`, sid, userId: user.id, authTime: NOW, createdAt: NOW, lastSeenAt: NOW, expiresAt: FAR_FUTURE, userAgent: null, ipAddress: null });
+        const code = await newCode({ userId: user.id, sid, scope: ['openid', 'offline_access'] });
+        const refreshHash = `rt-${unique()}`;
+        assert.equal((await storage.authorizationCodes.findByHash(code.codeHash))?.sid, sid);
+        await storage.tokens.redeemCode(
+          { codeHash: code.codeHash, clientId: code.clientId, redirectUri: code.redirectUri, codeChallenge: code.codeChallenge },
+          { tokenHash: `tok-${unique()}`, createdAt: NOW, expiresAt: FAR_FUTURE },
+          NOW,
+          () => ({ tokenHash: refreshHash, expiresAt: FAR_FUTURE, grantExpiresAt: FAR_FUTURE }),
+        );
+        assert.equal((await storage.tokens.findRefreshByHash(refreshHash))?.sid, sid);
+        const r = rotation(refreshHash, code.clientId);
+        assert.equal((await storage.tokens.rotateRefreshToken(r, LATER))?.rotated.sid, sid);
+        assert.equal((await storage.tokens.findRefreshByHash(r.successor.tokenHash))?.sid, sid);
+      });
+
+      test('a code without offline_access stores no refresh token, even when one is offered', async () => {
+        const code = await newCode({ scope: ['openid', 'profile'] });
+        let asked = false;
+        const refreshHash = `rt-${unique()}`;
+        assert.ok(
+          await storage.tokens.redeemCode(
+            { codeHash: code.codeHash, clientId: code.clientId, redirectUri: code.redirectUri, codeChallenge: code.codeChallenge },
+            { tokenHash: `tok-${unique()}`, createdAt: NOW, expiresAt: FAR_FUTURE },
+            NOW,
+            () => ((asked = true), { tokenHash: refreshHash, expiresAt: FAR_FUTURE, grantExpiresAt: FAR_FUTURE }),
+          ),
+        );
+        assert.equal(asked, false);
+        assert.equal(await storage.tokens.findRefreshByHash(refreshHash), null);
+      });
+
+      test('rotation marks the token, stores the successor in the same grant and the access token with the narrowed scope', async () => {
+        const { refreshHash, code } = await grantWithRefresh();
+        const r = rotation(refreshHash, code.clientId, () => ['profile']);
+        const result = await storage.tokens.rotateRefreshToken(r, LATER);
+        assert.ok(result);
+        assert.deepEqual(result.scope, ['profile']);
+        assert.deepEqual(result.rotated.rotatedAt, LATER);
+        assert.equal((await storage.tokens.findRefreshByHash(refreshHash))?.successorEncrypted, 'sealed');
+        const successor = await storage.tokens.findRefreshByHash(r.successor.tokenHash);
+        assert.equal(successor?.grantId, code.grantId);
+        assert.deepEqual(successor?.scope, ['openid', 'profile', 'offline_access'], 'the refresh token keeps the granted scope');
+        assert.deepEqual((await storage.tokens.findByHash(r.accessToken.tokenHash))?.scope, ['profile']);
+        assert.equal(await storage.tokens.rotateRefreshToken(rotation(refreshHash, code.clientId), LATER), null, 'a rotated token rotates no more');
+      });
+
+      test('a rotation that fails any condition, or whose scope check throws, writes nothing', async () => {
+        const { refreshHash, code } = await grantWithRefresh();
+        const other = await newClient();
+        const wrongClient = rotation(refreshHash, other.clientId);
+        assert.equal(await storage.tokens.rotateRefreshToken(wrongClient, LATER), null);
+        const refused = rotation(refreshHash, code.clientId, () => {
+          throw new Error('wider than granted');
+        });
+        await assert.rejects(storage.tokens.rotateRefreshToken(refused, LATER), /wider than granted/);
+        for (const r of [wrongClient, refused]) {
+          assert.equal(await storage.tokens.findRefreshByHash(r.successor.tokenHash), null);
+          assert.equal(await storage.tokens.findByHash(r.accessToken.tokenHash), null);
+        }
+        assert.equal((await storage.tokens.findRefreshByHash(refreshHash))?.rotatedAt, null);
+        assert.ok(await storage.tokens.rotateRefreshToken(rotation(refreshHash, code.clientId), LATER));
+      });
+
+      test('race: concurrent rotations of one refresh token from two independent connections, exactly one wins', async () => {
+        const another = await database.openAnother();
+        try {
+          for (let round = 0; round < 5; round++) {
+            const { refreshHash, code } = await grantWithRefresh();
+            const tries = Array.from({ length: 10 }, () => rotation(refreshHash, code.clientId));
+            const results = await Promise.all(tries.map((r, i) => (i % 2 === 0 ? storage : another).tokens.rotateRefreshToken(r, LATER)));
+            assert.equal(results.filter((r) => r !== null).length, 1, `round ${round}`);
+            const successors = await Promise.all(tries.map((r) => storage.tokens.findRefreshByHash(r.successor.tokenHash)));
+            assert.equal(successors.filter((t) => t !== null).length, 1, `round ${round}: one successor stored`);
+          }
+        } finally {
+          await another.close();
+        }
+      });
+
+      test('revokeByGrant revokes the refresh tokens with the access tokens', async () => {
+        const { refreshHash, code } = await grantWithRefresh();
+        assert.ok((await storage.tokens.revokeByGrant(code.grantId, LATER)) >= 2);
+        assert.deepEqual((await storage.tokens.findRefreshByHash(refreshHash))?.revokedAt, LATER);
+        assert.equal(await storage.tokens.rotateRefreshToken(rotation(refreshHash, code.clientId), LATER), null, 'a revoked token does not rotate');
+      });
+
+      test('countLiveGrants counts each grant of a client once while it has a live access or refresh token', async () => {
+        const client = await newClient();
+        const user = await newUser();
+        assert.equal(await storage.tokens.countLiveGrants(client.clientId, NOW), 0);
+        // A grant with both a live access token and a live refresh token counts once.
+        const code = await newCode({ clientId: client.clientId, userId: user.id, scope: ['openid', 'offline_access'] });
+        assert.ok(
+          await storage.tokens.redeemCode(
+            { codeHash: code.codeHash, clientId: client.clientId, redirectUri: code.redirectUri, codeChallenge: code.codeChallenge },
+            { tokenHash: `tok-${unique()}`, createdAt: NOW, expiresAt: LATER },
+            NOW,
+            () => ({ tokenHash: `rt-${unique()}`, expiresAt: FAR_FUTURE, grantExpiresAt: FAR_FUTURE }),
+          ),
+        );
+        // A grant with an access token only, and another client's grant.
+        await storage.tokens.insert({ tokenHash: `tok-${unique()}`, clientId: client.clientId, userId: user.id, scope: ['profile'], grantId: `grant-${unique()}`, createdAt: NOW, expiresAt: LATER });
+        const other = await newClient();
+        await storage.tokens.insert({ tokenHash: `tok-${unique()}`, clientId: other.clientId, userId: user.id, scope: ['profile'], grantId: `grant-${unique()}`, createdAt: NOW, expiresAt: LATER });
+        assert.equal(await storage.tokens.countLiveGrants(client.clientId, NOW), 2);
+        // After the access tokens expire, the refresh token keeps its grant live; revoked, nothing is.
+        assert.equal(await storage.tokens.countLiveGrants(client.clientId, at('2030-06-01T13:00:00Z')), 1);
+        await storage.tokens.revokeByGrant(code.grantId, NOW);
+        assert.equal(await storage.tokens.countLiveGrants(client.clientId, at('2030-06-01T13:00:00Z')), 0);
+      });
+
+      test('an idle-expired refresh token does not rotate, and deleteExpired removes it, not a live one', async () => {
+        const expired = await grantWithRefresh(LATER);
+        const live = await grantWithRefresh();
+        assert.equal(await storage.tokens.rotateRefreshToken(rotation(expired.refreshHash, expired.code.clientId), LATER), null);
+        await storage.tokens.deleteExpired(at('2030-06-02T00:00:00Z'));
+        assert.equal(await storage.tokens.findRefreshByHash(expired.refreshHash), null);
+        assert.ok(await storage.tokens.findRefreshByHash(live.refreshHash));
+      });
     });
 
     describe('access tokens', () => {
-      async function newToken(overrides: Partial<{ expiresAt: Date; codeHash: string | null; userId: number; clientId: string }> = {}) {
+      async function newToken(overrides: Partial<{ expiresAt: Date; grantId: string; userId: number; clientId: string }> = {}) {
         const user = overrides.userId === undefined ? await newUser() : await storage.users.findById(overrides.userId);
         const clientId = overrides.clientId ?? (await newClient()).clientId;
         assert.ok(user);
@@ -428,54 +622,54 @@ export function defineRepositorySuite(label: string, open: () => Promise<SuiteDa
           clientId,
           userId: user.id,
           scope: ['openid', 'profile'],
-          authorizationCodeHash: overrides.codeHash === undefined ? `code-${unique()}` : overrides.codeHash,
+          grantId: overrides.grantId ?? `grant-${unique()}`,
           createdAt: NOW,
           expiresAt: overrides.expiresAt ?? FAR_FUTURE,
         };
-        await storage.accessTokens.insert(token);
+        await storage.tokens.insert(token);
         return { token, user };
       }
 
       test('findActiveWithUser returns the token and its user in one read', async () => {
         const { token, user } = await newToken();
-        assert.deepEqual(await storage.accessTokens.findActiveWithUser(token.tokenHash, NOW), { token: { ...token, revokedAt: null }, user });
-        assert.deepEqual(await storage.accessTokens.findByHash(token.tokenHash), { ...token, revokedAt: null });
+        assert.deepEqual(await storage.tokens.findActiveWithUser(token.tokenHash, NOW), { token: { ...token, revokedAt: null }, user });
+        assert.deepEqual(await storage.tokens.findByHash(token.tokenHash), { ...token, revokedAt: null });
       });
 
       test('an expired or unknown token is not active', async () => {
         const { token } = await newToken({ expiresAt: LATER });
-        assert.equal(await storage.accessTokens.findActiveWithUser(token.tokenHash, LATER), null);
-        assert.equal(await storage.accessTokens.findActiveWithUser(`missing-${unique()}`, NOW), null);
+        assert.equal(await storage.tokens.findActiveWithUser(token.tokenHash, LATER), null);
+        assert.equal(await storage.tokens.findActiveWithUser(`missing-${unique()}`, NOW), null);
       });
 
-      test('revokeByAuthorizationCode revokes every token from that code, and only those', async () => {
-        const codeHash = `code-${unique()}`;
-        const { token: a, user } = await newToken({ codeHash });
-        const { token: b } = await newToken({ codeHash, userId: user.id, clientId: a.clientId });
+      test('revokeByGrant revokes every token of that grant, and only those', async () => {
+        const grantId = `grant-${unique()}`;
+        const { token: a, user } = await newToken({ grantId });
+        const { token: b } = await newToken({ grantId, userId: user.id, clientId: a.clientId });
         const { token: unrelated } = await newToken();
-        assert.equal(await storage.accessTokens.revokeByAuthorizationCode(codeHash, LATER), 2);
-        assert.equal(await storage.accessTokens.revokeByAuthorizationCode(codeHash, LATER), 0);
+        assert.equal(await storage.tokens.revokeByGrant(grantId, LATER), 2);
+        assert.equal(await storage.tokens.revokeByGrant(grantId, LATER), 0);
         for (const t of [a, b]) {
-          assert.equal(await storage.accessTokens.findActiveWithUser(t.tokenHash, NOW), null);
-          assert.deepEqual((await storage.accessTokens.findByHash(t.tokenHash))?.revokedAt, LATER);
+          assert.equal(await storage.tokens.findActiveWithUser(t.tokenHash, NOW), null);
+          assert.deepEqual((await storage.tokens.findByHash(t.tokenHash))?.revokedAt, LATER);
         }
-        assert.ok(await storage.accessTokens.findActiveWithUser(unrelated.tokenHash, NOW));
+        assert.ok(await storage.tokens.findActiveWithUser(unrelated.tokenHash, NOW));
       });
 
       test('revokeByUserAndClient revokes that user’s tokens for that client only', async () => {
-        const { token, user } = await newToken({ codeHash: null });
+        const { token, user } = await newToken();
         const { token: otherClient } = await newToken({ userId: user.id });
-        assert.equal(await storage.accessTokens.revokeByUserAndClient(user.id, token.clientId, LATER), 1);
-        assert.equal(await storage.accessTokens.findActiveWithUser(token.tokenHash, NOW), null);
-        assert.ok(await storage.accessTokens.findActiveWithUser(otherClient.tokenHash, NOW));
+        assert.equal(await storage.tokens.revokeByUserAndClient(user.id, token.clientId, LATER), 1);
+        assert.equal(await storage.tokens.findActiveWithUser(token.tokenHash, NOW), null);
+        assert.ok(await storage.tokens.findActiveWithUser(otherClient.tokenHash, NOW));
       });
 
       test('deleteExpired removes expired tokens only', async () => {
         const { token: old } = await newToken({ expiresAt: EARLIER });
         const { token: live } = await newToken();
-        assert.ok((await storage.accessTokens.deleteExpired(NOW)) >= 1);
-        assert.equal(await storage.accessTokens.findByHash(old.tokenHash), null);
-        assert.ok(await storage.accessTokens.findByHash(live.tokenHash));
+        assert.ok((await storage.tokens.deleteExpired(NOW)) >= 1);
+        assert.equal(await storage.tokens.findByHash(old.tokenHash), null);
+        assert.ok(await storage.tokens.findByHash(live.tokenHash));
       });
     });
 
@@ -486,7 +680,7 @@ export function defineRepositorySuite(label: string, open: () => Promise<SuiteDa
         await storage.consents.grant(user.id, client.clientId, ['profile'], NOW);
         await storage.consents.grant(user.id, client.clientId, ['openid', 'profile'], LATER);
         const consent = await storage.consents.find(user.id, client.clientId);
-        assert.deepEqual(consent, { userId: user.id, clientId: client.clientId, scope: ['openid', 'profile'], createdAt: NOW, updatedAt: LATER });
+        assert.deepEqual(consent, { userId: user.id, clientId: client.clientId, scope: ['openid', 'profile'], createdAt: NOW, updatedAt: LATER, lastUsedAt: null });
         assert.deepEqual(await storage.consents.listByUser(user.id), [consent]);
       });
 
@@ -495,6 +689,23 @@ export function defineRepositorySuite(label: string, open: () => Promise<SuiteDa
         const client = await newClient();
         await Promise.all(Array.from({ length: 6 }, () => storage.consents.grant(user.id, client.clientId, ['profile'], NOW)));
         assert.equal((await storage.consents.listByUser(user.id)).length, 1);
+      });
+
+      test('markUsed records when the app last received tokens, at most once a minute, and only for an existing consent', async () => {
+        const user = await newUser();
+        const client = await newClient();
+        await storage.consents.markUsed(user.id, client.clientId, NOW);
+        assert.equal(await storage.consents.find(user.id, client.clientId), null, 'no consent is created by it');
+        await storage.consents.grant(user.id, client.clientId, ['profile'], NOW);
+        await storage.consents.markUsed(user.id, client.clientId, NOW);
+        assert.deepEqual((await storage.consents.listByUser(user.id))[0]?.lastUsedAt, NOW);
+        await storage.consents.markUsed(user.id, client.clientId, at('2030-06-01T12:00:30Z'));
+        assert.deepEqual((await storage.consents.listByUser(user.id))[0]?.lastUsedAt, NOW, 'within the minute: not written again');
+        await storage.consents.markUsed(user.id, client.clientId, LATER);
+        assert.deepEqual((await storage.consents.listByUser(user.id))[0]?.lastUsedAt, LATER);
+        // A grant of more scopes keeps the record.
+        await storage.consents.grant(user.id, client.clientId, ['openid', 'profile'], LATER);
+        assert.deepEqual((await storage.consents.listByUser(user.id))[0]?.lastUsedAt, LATER);
       });
 
       test('revoke removes the consent and reports whether there was one', async () => {
@@ -509,7 +720,7 @@ export function defineRepositorySuite(label: string, open: () => Promise<SuiteDa
 
     describe('browser sessions', () => {
       async function newSession(userId: number, expiresAt = FAR_FUTURE) {
-        const session = { sessionHash: `s-${unique()}`, userId, authTime: NOW, createdAt: NOW, lastSeenAt: NOW, expiresAt, userAgent: 'test-agent', ipAddress: '127.0.0.1' };
+        const session = { sessionHash: `s-${unique()}`, sid: `sid-${unique()}`, userId, authTime: NOW, createdAt: NOW, lastSeenAt: NOW, expiresAt, userAgent: 'test-agent', ipAddress: '127.0.0.1' };
         await storage.browserSessions.insert(session);
         return session;
       }
@@ -530,15 +741,57 @@ export function defineRepositorySuite(label: string, open: () => Promise<SuiteDa
         assert.equal(await storage.browserSessions.findActive(session.sessionHash, NOW), null);
       });
 
-      test('deleteByUser ends every session of the user except the one kept; delete ends one', async () => {
+      test('end of all but one session returns each ended sid with the clients a code was issued to in it', async () => {
         const user = await newUser();
         const [kept, gone1, gone2] = [await newSession(user.id), await newSession(user.id), await newSession(user.id)];
+        const [appA, appB] = [await newClient(), await newClient()];
+        // Two codes for appA in one session count once; a code without a sid records nothing.
+        for (const [session, client] of [[gone1, appA], [gone1, appA], [gone1, appB], [kept, appB]] as const) {
+          await newCode({ userId: user.id, clientId: client.clientId, sid: session.sid });
+        }
+        await newCode({ userId: user.id, clientId: appA.clientId, sid: null });
         assert.equal((await storage.browserSessions.listByUser(user.id, NOW)).length, 3);
-        assert.equal(await storage.browserSessions.deleteByUser(user.id, kept.sessionHash), 2);
+        const ended = await storage.transaction((tx) => tx.browserSessions.end(user.id, { allExcept: kept.sessionHash }));
+        assert.deepEqual(
+          ended.map((s) => ({ ...s, clientIds: [...s.clientIds].sort() })).sort((a, b) => a.sid.localeCompare(b.sid)),
+          [
+            { sid: gone1.sid, clientIds: [appA.clientId, appB.clientId].sort() },
+            { sid: gone2.sid, clientIds: [] },
+          ].sort((a, b) => a.sid.localeCompare(b.sid)),
+        );
         assert.equal(await storage.browserSessions.findActive(gone1.sessionHash, NOW), null);
         assert.equal(await storage.browserSessions.findActive(gone2.sessionHash, NOW), null);
-        await storage.browserSessions.delete(kept.sessionHash);
+        // Another user's session is never ended by this user's ending.
+        const stranger = await newSession((await newUser()).id);
+        assert.deepEqual(await storage.transaction((tx) => tx.browserSessions.end(user.id, { sessionHash: stranger.sessionHash })), []);
+        assert.ok(await storage.browserSessions.findActive(stranger.sessionHash, NOW));
+        assert.deepEqual(await storage.transaction((tx) => tx.browserSessions.end(user.id, { sessionHash: kept.sessionHash })), [
+          { sid: kept.sid, clientIds: [appB.clientId] },
+        ]);
         assert.deepEqual(await storage.browserSessions.listByUser(user.id, NOW), []);
+      });
+
+      test('renew gives the session a new hash and auth_time and keeps its sid and its clients', async () => {
+        const user = await newUser();
+        const session = await newSession(user.id);
+        const app = await newClient();
+        await newCode({ userId: user.id, clientId: app.clientId, sid: session.sid });
+        const renewed = { sessionHash: `s-${unique()}`, authTime: LATER, lastSeenAt: LATER, expiresAt: FAR_FUTURE, userAgent: 'other-agent', ipAddress: '127.0.0.2' };
+        assert.equal(await storage.browserSessions.renew(session.sessionHash, renewed), true);
+        assert.equal(await storage.browserSessions.findActive(session.sessionHash, NOW), null);
+        assert.deepEqual(await storage.browserSessions.findActive(renewed.sessionHash, NOW), { ...session, ...renewed });
+        assert.equal(await storage.browserSessions.renew(session.sessionHash, { ...renewed, sessionHash: `s-${unique()}` }), false);
+        assert.deepEqual(await storage.transaction((tx) => tx.browserSessions.end(user.id, { sessionHash: renewed.sessionHash })), [
+          { sid: session.sid, clientIds: [app.clientId] },
+        ]);
+      });
+
+      test('a code issued for a session that has ended records no client for it', async () => {
+        const user = await newUser();
+        const session = await newSession(user.id);
+        await storage.transaction((tx) => tx.browserSessions.end(user.id, { sessionHash: session.sessionHash }));
+        const code = await newCode({ userId: user.id, sid: session.sid });
+        assert.equal((await storage.authorizationCodes.findByHash(code.codeHash))?.sid, session.sid);
       });
     });
 

@@ -35,7 +35,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('id', 'text', (c) => c.primaryKey())
     .addColumn('user_id', 'integer', (c) => c.notNull().references('users.id').onDelete('cascade'))
     .addColumn('content_type', 'text', (c) => c.notNull())
-    // base64 text: portable across SQLite and PostgreSQL without blob/bytea (STYLE.md §5).
+    // base64 text: portable across SQLite and PostgreSQL without blob/bytea (docs/protocol-decisions.md, "Storage conventions").
     .addColumn('data_base64', 'text', (c) => c.notNull())
     .addColumn('byte_length', 'integer', (c) => c.notNull())
     .addColumn('created_at', 'bigint', (c) => c.notNull())

@@ -2,7 +2,7 @@
  * OpenID Connect: the signing keys of id_tokens, and each client's id_token signing algorithm.
  * Frozen in time: later changes are new migrations, never edits here.
  *
- * A key's state is derived from its times (crypto/signing-keys.ts), so that no background job has to flip a
+ * A key's state is derived from its times (keys/signing-keys.ts), so that no background job has to flip a
  * column at the right moment and every process, reading the same rows, agrees on which key signs.
  */
 import type { Kysely } from 'kysely';

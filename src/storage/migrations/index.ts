@@ -6,11 +6,31 @@ import type { Migration, MigrationProvider } from 'kysely';
 import * as initial from './2026_11_22_0000_initial.js';
 import * as accountPages from './2026_11_23_0100_account_pages.js';
 import * as oidcSigningKeys from './2026_11_23_0200_oidc_signing_keys.js';
+import * as grantIds from './2026_11_24_0000_grant_ids.js';
+import * as refreshTokens from './2026_11_24_0100_refresh_tokens.js';
+import * as logout from './2026_11_24_0200_logout.js';
+import * as backchannelLogoutDeliveries from './2026_11_24_0300_backchannel_logout_deliveries.js';
+import * as consentLastUsed from './2026_11_24_0400_consent_last_used.js';
+import * as auditEvents from './2026_11_24_0500_audit_events.js';
+import * as clientKinds from './2026_11_24_0600_client_kinds.js';
+import * as secondFactors from './2026_11_24_0700_second_factors.js';
+import * as passkeys from './2026_11_24_0710_passkeys.js';
+import * as dynamicRegistration from './2026_11_24_0800_dynamic_registration.js';
 
 export const migrations: Record<string, Migration> = {
   '2026_11_22_0000_initial': initial,
   '2026_11_23_0100_account_pages': accountPages,
   '2026_11_23_0200_oidc_signing_keys': oidcSigningKeys,
+  '2026_11_24_0000_grant_ids': grantIds,
+  '2026_11_24_0100_refresh_tokens': refreshTokens,
+  '2026_11_24_0200_logout': logout,
+  '2026_11_24_0300_backchannel_logout_deliveries': backchannelLogoutDeliveries,
+  '2026_11_24_0400_consent_last_used': consentLastUsed,
+  '2026_11_24_0500_audit_events': auditEvents,
+  '2026_11_24_0600_client_kinds': clientKinds,
+  '2026_11_24_0700_second_factors': secondFactors,
+  '2026_11_24_0710_passkeys': passkeys,
+  '2026_11_24_0800_dynamic_registration': dynamicRegistration,
 };
 
 export const migrationProvider: MigrationProvider = {

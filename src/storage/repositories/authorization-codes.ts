@@ -1,11 +1,10 @@
-import type { Kysely } from 'kysely';
+import { sql, type CompiledQuery, type Kysely, type QueryCreator } from 'kysely';
 import type { AuthorizationCodeRow, Database } from '../database.js';
-import type { AuthorizationCode, AuthorizationCodeRepository, ConsumeConditions, RedeemedAccessToken, User } from '../storage.js';
+import type { AuthorizationCode, AuthorizationCodeRepository, ConsumeConditions, NewAuthorizationCode } from '../storage.js';
 import { precompileQuery, type Parameter } from '../precompiled-query.js';
-import { sqliteFastPathOf, type ExecuteNow } from '../sqlite-fast-path.js';
-import { insertAccessToken } from './access-tokens.js';
-import { findUserById, toUser } from './users.js';
+import type { QueryExecutor, WritePlan } from '../query-executor.js';
 import { fromEpochSeconds, fromNullableEpochSeconds, fromScopeText, toEpochSeconds, toExpiryEpochSeconds, toScopeText } from './columns.js';
+import { deleteRows } from './batched-delete.js';
 
 // The queries of the hot paths (authorize, token), compiled once (precompiled-query.ts).
 const insertCode = precompileQuery(
@@ -13,6 +12,7 @@ const insertCode = precompileQuery(
     db,
     p: Parameter<{
       codeHash: string;
+      grantId: string;
       clientId: string;
       userId: number;
       redirectUri: string;
@@ -20,12 +20,14 @@ const insertCode = precompileQuery(
       nonce: string | null;
       codeChallenge: string | null;
       authTime: number;
+      sid: string | null;
       createdAt: number;
       expiresAt: number;
     }>,
   ) =>
     db.insertInto('authorization_codes').values({
       code_hash: p('codeHash'),
+      grant_id: p('grantId'),
       client_id: p('clientId'),
       user_id: p('userId'),
       redirect_uri: p('redirectUri'),
@@ -33,45 +35,91 @@ const insertCode = precompileQuery(
       nonce: p('nonce'),
       code_challenge: p('codeChallenge'),
       auth_time: p('authTime'),
+      sid: p('sid'),
       created_at: p('createdAt'),
       expires_at: p('expiresAt'),
       consumed_at: null,
     }),
 );
 
-type ConsumeValues = { codeHash: string; clientId: string; now: number; redirectUri: string; codeChallenge: string };
+/**
+ * The session signed in to the client: once per session and client, and only while the session exists (a
+ * logout racing the authorization leaves nothing behind, and breaks no foreign key).
+ */
+const addSessionClient = precompileQuery((db, p: Parameter<{ sid: string; clientId: string; createdAt: number }>) =>
+  db
+    .insertInto('browser_session_clients')
+    .columns(['sid', 'client_id', 'created_at'])
+    .expression(
+      db
+        .selectFrom('browser_sessions')
+        // Cast: PostgreSQL types a bare parameter in a select list as text.
+        .select([sql<string>`cast(${p('sid')} as text)`.as('sid'), sql<string>`cast(${p('clientId')} as text)`.as('client_id'), sql<number>`cast(${p('createdAt')} as bigint)`.as('created_at')])
+        .where('sid', '=', p('sid')),
+    )
+    .onConflict((conflict) => conflict.columns(['sid', 'client_id']).doNothing()),
+);
+
+/** Insert the code and record its session's client: both, or neither (query-executor.ts runs it). */
+function* insertCodePlan(db: Kysely<Database>, code: NewAuthorizationCode): WritePlan<void> {
+  const sid = code.sid ?? null;
+  yield insertCode(db, {
+    codeHash: code.codeHash,
+    grantId: code.grantId,
+    clientId: code.clientId,
+    userId: code.userId,
+    redirectUri: code.redirectUri,
+    scope: toScopeText(code.scope),
+    nonce: code.nonce,
+    codeChallenge: code.codeChallenge,
+    authTime: toEpochSeconds(code.authTime),
+    sid,
+    createdAt: toEpochSeconds(code.createdAt),
+    expiresAt: toExpiryEpochSeconds(code.expiresAt),
+  });
+  if (sid !== null) yield addSessionClient(db, { sid, clientId: code.clientId, createdAt: toEpochSeconds(code.createdAt) });
+}
+
+export type ConsumeValues = { codeHash: string; clientId: string; now: number; redirectUri: string; codeChallenge: string };
+/** Which optional conditions a consume compares: redirect_uri sent or not; a PKCE challenge or none. */
+export interface ConsumeShape {
+  compareRedirectUri: boolean;
+  challenge: 'equal' | 'none';
+}
 
 /**
  * Single use as one conditional update: whoever flips consumed_at first gets the row; everyone else gets
- * nothing. No read-then-write, so two processes cannot both win. One compiled form per combination of the
- * optional conditions (redirect_uri sent or not; PKCE challenge or none).
+ * nothing. No read-then-write, so two processes cannot both win. Also the first step of the token
+ * repository's one-statement redemption on PostgreSQL (a data-modifying CTE, tokens.ts).
  */
+export function consumeUpdate(db: Kysely<Database> | QueryCreator<Database>, p: Parameter<ConsumeValues>, { compareRedirectUri, challenge }: ConsumeShape) {
+  let query = db
+    .updateTable('authorization_codes')
+    .set({ consumed_at: p('now') })
+    .where('code_hash', '=', p('codeHash'))
+    .where('client_id', '=', p('clientId'))
+    .where('consumed_at', 'is', null)
+    .where('expires_at', '>', p('now'));
+  if (compareRedirectUri) query = query.where('redirect_uri', '=', p('redirectUri'));
+  return challenge === 'none' ? query.where('code_challenge', 'is', null) : query.where('code_challenge', '=', p('codeChallenge'));
+}
+
+/** One compiled form per combination of the optional conditions. */
 function buildConsume(compareRedirectUri: boolean, challenge: 'equal' | 'none') {
-  return precompileQuery((db, p: Parameter<ConsumeValues>) => {
-    let query = db
-      .updateTable('authorization_codes')
-      .set({ consumed_at: p('now') })
-      .where('code_hash', '=', p('codeHash'))
-      .where('client_id', '=', p('clientId'))
-      .where('consumed_at', 'is', null)
-      .where('expires_at', '>', p('now'));
-    if (compareRedirectUri) query = query.where('redirect_uri', '=', p('redirectUri'));
-    query = challenge === 'none' ? query.where('code_challenge', 'is', null) : query.where('code_challenge', '=', p('codeChallenge'));
-    return query.returningAll();
-  });
+  return precompileQuery((db, p: Parameter<ConsumeValues>) => consumeUpdate(db, p, { compareRedirectUri, challenge }).returningAll());
 }
 const consumeQueries = {
   withRedirectUri: { equal: buildConsume(true, 'equal'), none: buildConsume(true, 'none') },
   withoutRedirectUri: { equal: buildConsume(false, 'equal'), none: buildConsume(false, 'none') },
 };
 
-function consumeQueryFor(conditions: ConsumeConditions) {
-  const byRedirectUri = conditions.redirectUri === undefined ? consumeQueries.withoutRedirectUri : consumeQueries.withRedirectUri;
-  return conditions.codeChallenge === null ? byRedirectUri.none : byRedirectUri.equal;
+/** The shape of the consume these conditions ask for. */
+export function consumeShapeOf(conditions: ConsumeConditions): ConsumeShape {
+  return { compareRedirectUri: conditions.redirectUri !== undefined, challenge: conditions.codeChallenge === null ? 'none' : 'equal' };
 }
 
-function consumeValues(conditions: ConsumeConditions, now: Date): ConsumeValues {
-  // A compiled form that does not compare redirect_uri or the challenge ignores those values.
+/** The values of a consume (a compiled form that does not compare redirect_uri or the challenge ignores those). */
+export function consumeValues(conditions: ConsumeConditions, now: Date): ConsumeValues {
   return {
     codeHash: conditions.codeHash,
     clientId: conditions.clientId,
@@ -81,27 +129,23 @@ function consumeValues(conditions: ConsumeConditions, now: Date): ConsumeValues 
   };
 }
 
-function tokenValues(code: AuthorizationCodeRow, token: RedeemedAccessToken) {
-  return {
-    tokenHash: token.tokenHash,
-    clientId: code.client_id,
-    userId: Number(code.user_id),
-    scope: code.scope,
-    authorizationCodeHash: code.code_hash,
-    createdAt: toEpochSeconds(token.createdAt),
-    expiresAt: toExpiryEpochSeconds(token.expiresAt),
-  };
+function consumeQueryFor(conditions: ConsumeConditions) {
+  const byRedirectUri = conditions.redirectUri === undefined ? consumeQueries.withoutRedirectUri : consumeQueries.withRedirectUri;
+  return conditions.codeChallenge === null ? byRedirectUri.none : byRedirectUri.equal;
 }
 
-function redeemed(code: AuthorizationCodeRow, user: User | undefined): { code: AuthorizationCode; user: User } {
-  // users → codes cascades on delete, so a code that was just consumed has its user.
-  if (!user) throw new Error(`authorization code of user ${code.user_id}, who does not exist`);
-  return { code: toAuthorizationCode(code), user };
+/**
+ * The conditional update that consumes a code (see buildConsume), as one statement: for `consume` here, and
+ * for the token repository's redemption, which runs it in the same transaction as the token's insert.
+ */
+export function consumeStatement(db: Kysely<Database>, conditions: ConsumeConditions, now: Date): CompiledQuery<AuthorizationCodeRow> {
+  return consumeQueryFor(conditions)(db, consumeValues(conditions, now));
 }
 
-function toAuthorizationCode(row: AuthorizationCodeRow): AuthorizationCode {
+export function toAuthorizationCode(row: AuthorizationCodeRow): AuthorizationCode {
   return {
     codeHash: row.code_hash,
+    grantId: row.grant_id,
     clientId: row.client_id,
     userId: Number(row.user_id),
     redirectUri: row.redirect_uri,
@@ -109,66 +153,22 @@ function toAuthorizationCode(row: AuthorizationCodeRow): AuthorizationCode {
     nonce: row.nonce,
     codeChallenge: row.code_challenge,
     authTime: fromEpochSeconds(row.auth_time),
+    sid: row.sid,
     createdAt: fromEpochSeconds(row.created_at),
     expiresAt: fromEpochSeconds(row.expires_at),
     consumedAt: fromNullableEpochSeconds(row.consumed_at),
   };
 }
 
-export function createAuthorizationCodeRepository(db: Kysely<Database>): AuthorizationCodeRepository {
+export function createAuthorizationCodeRepository(db: Kysely<Database>, executor: QueryExecutor): AuthorizationCodeRepository {
   return {
     async insert(code) {
-      await insertCode(db, {
-        codeHash: code.codeHash,
-        clientId: code.clientId,
-        userId: code.userId,
-        redirectUri: code.redirectUri,
-        scope: toScopeText(code.scope),
-        nonce: code.nonce,
-        codeChallenge: code.codeChallenge,
-        authTime: toEpochSeconds(code.authTime),
-        createdAt: toEpochSeconds(code.createdAt),
-        expiresAt: toExpiryEpochSeconds(code.expiresAt),
-      });
+      await executor.run(insertCodePlan(db, code));
     },
 
     async consume(conditions, now) {
-      const row = (await consumeQueryFor(conditions)(db, consumeValues(conditions, now))).rows[0];
+      const row = (await executor.write(consumeStatement(db, conditions, now))).rows[0];
       return row ? toAuthorizationCode(row) : null;
-    },
-
-    async redeem(conditions, token, now) {
-      const consume = consumeQueryFor(conditions);
-      const values = consumeValues(conditions, now);
-      const fastPath = sqliteFastPathOf(db);
-      if (fastPath) {
-        // Read before the write: the user is read through the cache under it (cached-reads.ts). The new token
-        // is not cached here: an entry per exchange lives long enough to be promoted to V8's old space, and
-        // the churn showed as major-GC pauses in the exchange's p99 at a fixed load. Userinfo caches it on use.
-        const signal = await fastPath.cached.signal();
-        // One write unit: the statements share the group commit (sqlite-fast-path.ts).
-        return fastPath.write((execute: ExecuteNow) => {
-          const code = execute(consume.withValues(db, values)).rows[0];
-          if (!code) return null;
-          execute(insertAccessToken.withValues(db, tokenValues(code, token)));
-          const userId = Number(code.user_id);
-          let user = fastPath.cached.users.get(String(userId), signal);
-          if (!user) {
-            const row = execute(findUserById.withValues(db, { id: userId })).rows[0];
-            user = row && toUser(row);
-            if (user) fastPath.cached.users.set(String(userId), user, signal);
-          }
-          return redeemed(code, user);
-        });
-      }
-      const inTransaction = async (trx: Kysely<Database>) => {
-        const code = (await consume(trx, values)).rows[0];
-        if (!code) return null;
-        await insertAccessToken(trx, tokenValues(code, token));
-        const user = (await findUserById(trx, { id: Number(code.user_id) })).rows[0];
-        return redeemed(code, user && toUser(user));
-      };
-      return db.isTransaction ? inTransaction(db) : db.transaction().execute(inTransaction);
     },
 
     async findByHash(codeHash) {
@@ -176,9 +176,8 @@ export function createAuthorizationCodeRepository(db: Kysely<Database>): Authori
       return row ? toAuthorizationCode(row) : null;
     },
 
-    async deleteExpired(before) {
-      const result = await db.deleteFrom('authorization_codes').where('expires_at', '<', toEpochSeconds(before)).executeTakeFirst();
-      return Number(result.numDeletedRows);
+    deleteExpired(before, limit) {
+      return deleteRows(db, 'authorization_codes', 'code_hash', 'expires_at', (q) => q.where('expires_at', '<', toEpochSeconds(before)), limit);
     },
   };
 }

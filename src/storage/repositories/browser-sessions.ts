@@ -2,9 +2,9 @@ import type { Kysely } from 'kysely';
 import type { BrowserSessionRow, Database } from '../database.js';
 import type { BrowserSession, BrowserSessionRepository } from '../storage.js';
 import { precompileQuery, type Parameter } from '../precompiled-query.js';
+import type { QueryExecutor } from '../query-executor.js';
 import { fromEpochSeconds, toEpochSeconds, toExpiryEpochSeconds } from './columns.js';
-import { readThrough } from '../cached-reads.js';
-import { sqliteFastPathOf } from '../sqlite-fast-path.js';
+import { deleteRows } from './batched-delete.js';
 
 /** Read by every request that carries a session cookie: compiled once (precompiled-query.ts). */
 const findActiveSession = precompileQuery((db, p: Parameter<{ sessionHash: string; now: number }>) =>
@@ -14,6 +14,7 @@ const findActiveSession = precompileQuery((db, p: Parameter<{ sessionHash: strin
 function toBrowserSession(row: BrowserSessionRow): BrowserSession {
   return {
     sessionHash: row.session_hash,
+    sid: row.sid,
     userId: Number(row.user_id),
     authTime: fromEpochSeconds(row.auth_time),
     createdAt: fromEpochSeconds(row.created_at),
@@ -24,13 +25,14 @@ function toBrowserSession(row: BrowserSessionRow): BrowserSession {
   };
 }
 
-export function createBrowserSessionRepository(db: Kysely<Database>): BrowserSessionRepository {
+export function createBrowserSessionRepository(db: Kysely<Database>, executor: QueryExecutor): BrowserSessionRepository {
   return {
     async insert(session) {
       await db
         .insertInto('browser_sessions')
         .values({
           session_hash: session.sessionHash,
+          sid: session.sid,
           user_id: session.userId,
           auth_time: toEpochSeconds(session.authTime),
           created_at: toEpochSeconds(session.createdAt),
@@ -43,16 +45,8 @@ export function createBrowserSessionRepository(db: Kysely<Database>): BrowserSes
     },
 
     async findActive(sessionHash, now) {
-      return readThrough(
-        sqliteFastPathOf(db)?.cached,
-        (c) => c.browserSessions,
-        sessionHash,
-        async () => {
-          const row = (await findActiveSession(db, { sessionHash, now: toEpochSeconds(now) })).rows[0];
-          return row ? toBrowserSession(row) : null;
-        },
-        (session) => session.expiresAt > now,
-      );
+      const row = (await executor.read(findActiveSession(db, { sessionHash, now: toEpochSeconds(now) }))).rows[0];
+      return row ? toBrowserSession(row) : null;
     },
 
     async listByUser(userId, now) {
@@ -68,27 +62,47 @@ export function createBrowserSessionRepository(db: Kysely<Database>): BrowserSes
 
     async touch(sessionHash, now) {
       await db.updateTable('browser_sessions').set({ last_seen_at: toEpochSeconds(now) }).where('session_hash', '=', sessionHash).execute();
-      // findActive answers carry last_seen_at (cached-reads.ts). No hot path touches sessions.
-      sqliteFastPathOf(db)?.changed();
     },
 
-    async delete(sessionHash) {
-      await db.deleteFrom('browser_sessions').where('session_hash', '=', sessionHash).execute();
-      // Signed out: every process must stop finding the session (cached-reads.ts).
-      sqliteFastPathOf(db)?.changed();
+    async renew(oldSessionHash, renewed) {
+      const result = await db
+        .updateTable('browser_sessions')
+        .set({
+          session_hash: renewed.sessionHash,
+          auth_time: toEpochSeconds(renewed.authTime),
+          last_seen_at: toEpochSeconds(renewed.lastSeenAt),
+          expires_at: toExpiryEpochSeconds(renewed.expiresAt),
+          user_agent: renewed.userAgent,
+          ip_address: renewed.ipAddress,
+        })
+        .where('session_hash', '=', oldSessionHash)
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows) === 1;
     },
 
-    async deleteByUser(userId, exceptSessionHash) {
-      let query = db.deleteFrom('browser_sessions').where('user_id', '=', userId);
-      if (exceptSessionHash !== undefined) query = query.where('session_hash', '!=', exceptSessionHash);
-      const result = await query.executeTakeFirst();
-      sqliteFastPathOf(db)?.changed();
-      return Number(result.numDeletedRows);
+    async end(userId, which) {
+      let query = db.selectFrom('browser_sessions').select(['session_hash', 'sid']).where('user_id', '=', userId);
+      if ('sessionHash' in which) query = query.where('session_hash', '=', which.sessionHash);
+      else if (which.allExcept !== null) query = query.where('session_hash', '!=', which.allExcept);
+      const sessions = await query.execute();
+      if (sessions.length === 0) return [];
+      // Read before the delete: the session clients go with their session (cascade).
+      const clients = await db
+        .selectFrom('browser_session_clients')
+        .select(['sid', 'client_id'])
+        .where('sid', 'in', sessions.map((session) => session.sid))
+        .orderBy('created_at')
+        .execute();
+      const ended = await db
+        .deleteFrom('browser_sessions')
+        .where('session_hash', 'in', sessions.map((session) => session.session_hash))
+        .returning('sid')
+        .execute();
+      return ended.map(({ sid }) => ({ sid, clientIds: clients.filter((client) => client.sid === sid).map((client) => client.client_id) }));
     },
 
-    async deleteExpired(before) {
-      const result = await db.deleteFrom('browser_sessions').where('expires_at', '<', toEpochSeconds(before)).executeTakeFirst();
-      return Number(result.numDeletedRows);
+    deleteExpired(before, limit) {
+      return deleteRows(db, 'browser_sessions', 'session_hash', 'expires_at', (q) => q.where('expires_at', '<', toEpochSeconds(before)), limit);
     },
   };
 }

@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import type { ClientEventRow, Database } from '../database.js';
 import type { ClientEvent, ClientEventRepository } from '../storage.js';
 import { fromEpochSeconds, toEpochSeconds } from './columns.js';
+import { deleteRows } from './batched-delete.js';
 
 function toClientEvent(row: ClientEventRow): ClientEvent {
   return {
@@ -44,9 +45,8 @@ export function createClientEventRepository(db: Kysely<Database>): ClientEventRe
       return rows.map(toClientEvent);
     },
 
-    async deleteBefore(before) {
-      const result = await db.deleteFrom('client_events').where('created_at', '<', toEpochSeconds(before)).executeTakeFirst();
-      return Number(result.numDeletedRows);
+    deleteBefore(before, limit) {
+      return deleteRows(db, 'client_events', 'id', 'created_at', (q) => q.where('created_at', '<', toEpochSeconds(before)), limit);
     },
   };
 }

@@ -1,11 +1,15 @@
 import type { Kysely } from 'kysely';
 import { DEFAULT_SIGNING_ALGORITHM, isSigningAlgorithm } from '../../crypto/signing-algorithms.js';
 import type { ClientRow, Database } from '../database.js';
-import type { Client, ClientPatch, ClientRepository, NewClient } from '../storage.js';
+import type { Client, ClientGrantType, ClientPatch, ClientRepository, NewClient } from '../storage.js';
 import { precompileQuery, type Parameter } from '../precompiled-query.js';
-import { fromEpochSeconds, fromNullableEpochSeconds, toEpochSeconds, toNullableEpochSeconds } from './columns.js';
-import { sqliteFastPathOf } from '../sqlite-fast-path.js';
-import { readThrough } from '../cached-reads.js';
+import type { QueryExecutor } from '../query-executor.js';
+import { fromEpochSeconds, fromNullableEpochSeconds, fromScopeText, toEpochSeconds, toNullableEpochSeconds, toScopeText } from './columns.js';
+
+/** What a client registered without a choice may use: what every client could before services existed. */
+const DEFAULT_GRANT_TYPES: readonly ClientGrantType[] = ['authorization_code', 'refresh_token'];
+const GRANT_TYPES: readonly string[] = ['authorization_code', 'refresh_token', 'client_credentials'];
+const isClientGrantType = (value: string): value is ClientGrantType => GRANT_TYPES.includes(value);
 
 /** Every token request and authorization request reads its client: compiled once (precompiled-query.ts). */
 const findClientById = precompileQuery((db, p: Parameter<{ clientId: string }>) =>
@@ -24,18 +28,23 @@ function toClient(row: ClientRow): Client {
     homepageUrl: row.homepage_url,
     logoUrl: row.logo_url,
     idTokenSignedResponseAlg: isSigningAlgorithm(row.id_token_signed_response_alg) ? row.id_token_signed_response_alg : DEFAULT_SIGNING_ALGORITHM,
+    postLogoutRedirectUris: JSON.parse(row.post_logout_redirect_uris) as string[],
+    backchannelLogoutUri: row.backchannel_logout_uri,
+    tokenEndpointAuthMethod: row.token_endpoint_auth_method === 'none' ? 'none' : 'client_secret_basic',
+    grantTypes: (JSON.parse(row.grant_types) as string[]).filter(isClientGrantType),
+    scope: fromScopeText(row.scope),
+    registrationAccessTokenHash: row.registration_access_token_hash,
+    registeredDynamically: Number(row.registered_dynamically) === 1,
     createdAt: fromEpochSeconds(row.created_at),
     updatedAt: fromEpochSeconds(row.updated_at),
   };
 }
 
-export function createClientRepository(db: Kysely<Database>): ClientRepository {
+export function createClientRepository(db: Kysely<Database>, executor: QueryExecutor): ClientRepository {
   return {
     async findById(clientId) {
-      return readThrough(sqliteFastPathOf(db)?.cached, (c) => c.clients, clientId, async () => {
-        const row = (await findClientById(db, { clientId })).rows[0];
-        return row ? toClient(row) : null;
-      });
+      const row = (await executor.read(findClientById(db, { clientId }))).rows[0];
+      return row ? toClient(row) : null;
     },
 
     async list() {
@@ -63,6 +72,13 @@ export function createClientRepository(db: Kysely<Database>): ClientRepository {
           homepage_url: client.homepageUrl,
           logo_url: client.logoUrl,
           id_token_signed_response_alg: client.idTokenSignedResponseAlg ?? DEFAULT_SIGNING_ALGORITHM,
+          post_logout_redirect_uris: JSON.stringify(client.postLogoutRedirectUris ?? []),
+          backchannel_logout_uri: client.backchannelLogoutUri ?? null,
+          token_endpoint_auth_method: client.tokenEndpointAuthMethod ?? 'client_secret_basic',
+          grant_types: JSON.stringify(client.grantTypes ?? DEFAULT_GRANT_TYPES),
+          scope: toScopeText(client.scope ?? []),
+          registration_access_token_hash: client.registrationAccessTokenHash ?? null,
+          registered_dynamically: client.registeredDynamically ? 1 : 0,
           created_at: at,
           updated_at: at,
         })
@@ -85,19 +101,40 @@ export function createClientRepository(db: Kysely<Database>): ClientRepository {
           ...(patch.homepageUrl !== undefined && { homepage_url: patch.homepageUrl }),
           ...(patch.logoUrl !== undefined && { logo_url: patch.logoUrl }),
           ...(patch.idTokenSignedResponseAlg !== undefined && { id_token_signed_response_alg: patch.idTokenSignedResponseAlg }),
+          ...(patch.postLogoutRedirectUris !== undefined && { post_logout_redirect_uris: JSON.stringify(patch.postLogoutRedirectUris) }),
+          ...(patch.backchannelLogoutUri !== undefined && { backchannel_logout_uri: patch.backchannelLogoutUri }),
+          ...(patch.grantTypes !== undefined && { grant_types: JSON.stringify(patch.grantTypes) }),
           updated_at: toEpochSeconds(now),
         })
         .where('client_id', '=', clientId)
         .executeTakeFirst();
-      // Secrets, redirect URIs and the rest are cached by every process (cached-reads.ts).
-      sqliteFastPathOf(db)?.changed();
       return Number(result.numUpdatedRows) > 0;
     },
 
+    async deleteUnusedRegistrations(before) {
+      const unused = (table: 'consents' | 'authorization_codes' | 'access_tokens' | 'refresh_tokens' | 'service_tokens') =>
+        // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a correlated reference Kysely cannot type across tables
+        (db as Kysely<any>).selectFrom(table).select('client_id').whereRef(`${table}.client_id`, '=', 'clients.client_id');
+      const result = await db
+        .deleteFrom('clients')
+        .where('registered_dynamically', '=', 1)
+        .where('created_at', '<', toEpochSeconds(before))
+        .where((eb) =>
+          eb.and([
+            eb.not(eb.exists(unused('consents'))),
+            eb.not(eb.exists(unused('authorization_codes'))),
+            eb.not(eb.exists(unused('access_tokens'))),
+            eb.not(eb.exists(unused('refresh_tokens'))),
+            eb.not(eb.exists(unused('service_tokens'))),
+          ]),
+        )
+        .executeTakeFirst();
+      return Number(result.numDeletedRows);
+    },
+
     async delete(clientId) {
+      // Its codes, tokens, consents and events go with it (cascade).
       const result = await db.deleteFrom('clients').where('client_id', '=', clientId).executeTakeFirst();
-      // Its tokens went with it (cascade): cached userinfo answers start over (cached-reads.ts).
-      sqliteFastPathOf(db)?.changed();
       return Number(result.numDeletedRows) > 0;
     },
   };

@@ -1,4 +1,4 @@
-/** Conversions between domain values and the portable column types (STYLE.md §5). */
+/** Conversions between domain values and the portable column types (docs/protocol-decisions.md, "Storage conventions"). */
 
 export function toEpochSeconds(date: Date): number {
   return Math.floor(date.getTime() / 1000);

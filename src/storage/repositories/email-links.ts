@@ -2,6 +2,7 @@ import type { Kysely, Selectable } from 'kysely';
 import type { Database, EmailLinksTable } from '../database.js';
 import type { EmailLink, EmailLinkPurpose, EmailLinkRepository } from '../storage.js';
 import { fromEpochSeconds, fromNullableEpochSeconds, toEpochSeconds } from './columns.js';
+import { deleteRows } from './batched-delete.js';
 
 function toEmailLink(row: Selectable<EmailLinksTable>): EmailLink {
   return {
@@ -69,9 +70,8 @@ export function createEmailLinkRepository(db: Kysely<Database>): EmailLinkReposi
       return Number(result.numUpdatedRows);
     },
 
-    async deleteExpired(before) {
-      const result = await db.deleteFrom('email_links').where('expires_at', '<', toEpochSeconds(before)).executeTakeFirst();
-      return Number(result.numDeletedRows);
+    deleteExpired(before, limit) {
+      return deleteRows(db, 'email_links', 'token_hash', 'expires_at', (q) => q.where('expires_at', '<', toEpochSeconds(before)), limit);
     },
   };
 }

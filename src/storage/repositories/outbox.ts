@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../database.js';
 import type { OutboxRepository } from '../storage.js';
 import { fromEpochSeconds, toEpochSeconds } from './columns.js';
+import { deleteRows } from './batched-delete.js';
 
 export function createOutboxRepository(db: Kysely<Database>): OutboxRepository {
   return {
@@ -23,9 +24,8 @@ export function createOutboxRepository(db: Kysely<Database>): OutboxRepository {
       }));
     },
 
-    async deleteBefore(before) {
-      const result = await db.deleteFrom('outbox_messages').where('created_at', '<', toEpochSeconds(before)).executeTakeFirst();
-      return Number(result.numDeletedRows);
+    deleteBefore(before, limit) {
+      return deleteRows(db, 'outbox_messages', 'id', 'created_at', (q) => q.where('created_at', '<', toEpochSeconds(before)), limit);
     },
   };
 }

@@ -2,12 +2,11 @@ import type { Kysely } from 'kysely';
 import type { Database, UserRow } from '../database.js';
 import type { NewUser, User, UserPatch, UserRepository } from '../storage.js';
 import { precompileQuery, type Parameter } from '../precompiled-query.js';
+import type { QueryExecutor } from '../query-executor.js';
 import { fromEpochSeconds, toEpochSeconds } from './columns.js';
-import { sqliteFastPathOf } from '../sqlite-fast-path.js';
-import { readThrough } from '../cached-reads.js';
 
 /** Read by every token response and every request with a browser session: compiled once (precompiled-query.ts). */
-export const findUserById = precompileQuery((db, p: Parameter<{ id: number }>) => db.selectFrom('users').selectAll().where('id', '=', p('id')));
+const findUserById = precompileQuery((db, p: Parameter<{ id: number }>) => db.selectFrom('users').selectAll().where('id', '=', p('id')));
 
 export function toUser(row: UserRow): User {
   return {
@@ -26,13 +25,11 @@ export function normalizeEmail(email: string): string {
   return email.trim().toLowerCase();
 }
 
-export function createUserRepository(db: Kysely<Database>): UserRepository {
+export function createUserRepository(db: Kysely<Database>, executor: QueryExecutor): UserRepository {
   return {
     async findById(id) {
-      return readThrough(sqliteFastPathOf(db)?.cached, (c) => c.users, String(id), async () => {
-        const row = (await findUserById(db, { id })).rows[0];
-        return row ? toUser(row) : null;
-      });
+      const row = (await executor.read(findUserById(db, { id }))).rows[0];
+      return row ? toUser(row) : null;
     },
 
     async findByEmail(email) {
@@ -73,8 +70,6 @@ export function createUserRepository(db: Kysely<Database>): UserRepository {
         })
         .where('id', '=', id)
         .execute();
-      // Cached userinfo answers carry the user's profile (cached-reads.ts).
-      sqliteFastPathOf(db)?.changed();
     },
 
     async list() {

@@ -1,5 +1,6 @@
-import { PASSWORD_MIN_LENGTH } from '../../accounts/account-rules.js';
 import { CsrfField, Field } from '../components/field.js';
+import { Notice } from '../components/notice.js';
+import { PostButton } from '../components/post-button.js';
 import { describeScopes, describeUserAgent, formatTime } from '../format.js';
 import { Layout } from '../layout.js';
 
@@ -19,7 +20,31 @@ export interface ConnectedAppView {
   logoUrl: string | null;
   scope: string[];
   grantedAt: Date;
+  /** When the app last received tokens (a sign-in or a refresh), to the minute; null if it never has. */
+  lastUsedAt: Date | null;
 }
+
+/** One line of "Recent activity": something that happened to the account, in words, with where from. */
+export interface AccountActivityView {
+  at: Date;
+  what: string;
+  userAgent: string | null;
+  ipAddress: string | null;
+}
+
+/** What the account page confirms after a redirect, chosen by its key (`?notice=profile-saved`): no text comes from the URL. */
+export const ACCOUNT_NOTICES = {
+  welcome: 'Welcome to Latch. We sent you a mail: open its link to confirm your email address.',
+  'profile-saved': 'Your profile was saved.',
+  'avatar-uploaded': 'Your new avatar is in place.',
+  'avatar-removed': 'Your avatar was removed.',
+  'password-changed': 'Your password was changed, and your other sessions were signed out.',
+  'session-ended': 'That session was signed out.',
+  'access-removed': 'Access removed: the app can no longer use your account, and its tokens stopped working.',
+  'verification-sent': 'We sent a new confirmation link to your email address.',
+  'verification-limit': 'We already sent several links in the last hour. Check your inbox and spam folder, or try again later.',
+} as const;
+export type AccountNotice = keyof typeof ACCOUNT_NOTICES;
 
 export type AccountField = 'name' | 'avatarUrl' | 'avatarFile' | 'currentPassword' | 'newPassword';
 
@@ -27,11 +52,17 @@ export interface AccountPageProps {
   csrfToken: string;
   user: { name: string; email: string; emailVerified: boolean; avatarUrl: string | null };
   usesUploadedAvatar: boolean;
-  notice?: string | undefined;
+  /** Shown in the password field's hint; the rule itself is checked by the route. */
+  passwordMinLength: number;
+  notice?: AccountNotice | undefined;
   errors: Partial<Record<AccountField, string>>;
   values: { name?: string; avatarUrl?: string };
   sessions: AccountSessionView[];
   apps: ConnectedAppView[];
+  /** The person's own recent sign-ins and changes, newest first (audit events). */
+  activity: AccountActivityView[];
+  /** Whether the account has an authenticator app (two-step verification on). */
+  twoStepOn?: boolean;
 }
 
 function Avatar({ url, name }: { url: string | null; name: string }) {
@@ -43,11 +74,7 @@ export function AccountPage(props: AccountPageProps) {
   const { user, errors, csrfToken } = props;
   return (
     <Layout title="Your account" signedIn>
-      {props.notice ? (
-        <p class="alert ok" role="status">
-          {props.notice}
-        </p>
-      ) : null}
+      <Notice>{props.notice && ACCOUNT_NOTICES[props.notice]}</Notice>
 
       <section class="card" aria-labelledby="profile-heading">
         <div class="profile">
@@ -103,16 +130,7 @@ export function AccountPage(props: AccountPageProps) {
             </button>
           </div>
         </form>
-        {user.avatarUrl ? (
-          <form method="post" action="/account/avatar/remove">
-            <CsrfField token={csrfToken} />
-            <div class="actions">
-              <button type="submit" class="secondary">
-                Remove avatar
-              </button>
-            </div>
-          </form>
-        ) : null}
+        {user.avatarUrl ? <PostButton action="/account/avatar/remove" csrfToken={csrfToken} label="Remove avatar" /> : null}
       </section>
 
       <section class="card" aria-labelledby="password-heading">
@@ -129,12 +147,23 @@ export function AccountPage(props: AccountPageProps) {
             autocomplete="new-password"
             required
             error={errors.newPassword}
-            hint={`At least ${PASSWORD_MIN_LENGTH} characters. Changing your password signs out all your other sessions.`}
+            hint={`At least ${props.passwordMinLength} characters. Changing your password signs out all your other sessions.`}
           />
           <div class="actions">
             <button type="submit">Change password</button>
           </div>
         </form>
+      </section>
+
+      <section class="card" aria-labelledby="two-step-heading">
+        <h2 id="two-step-heading">Two-step verification</h2>
+        <p>
+          {props.twoStepOn ? <span class="badge ok">On</span> : <span class="badge warn">Off</span>}{' '}
+          {props.twoStepOn ? 'Signing in asks for a code from your authenticator app after your password.' : 'Signing in needs only your password.'}
+        </p>
+        <p>
+          <a href="/account/two-step">{props.twoStepOn ? 'Manage two-step verification' : 'Set up two-step verification'}</a>
+        </p>
       </section>
 
       <section class="card" aria-labelledby="sessions-heading">
@@ -150,17 +179,52 @@ export function AccountPage(props: AccountPageProps) {
                 </span>
               </div>
               {session.isCurrent ? null : (
-                <form method="post" action="/account/sessions/end" class="inline-form">
-                  <CsrfField token={csrfToken} />
-                  <input type="hidden" name="session" value={session.id} />
-                  <button type="submit" class="secondary" aria-label={`Sign out ${describeUserAgent(session.userAgent)}, signed in ${formatTime(session.createdAt)}`}>
-                    Sign out
-                  </button>
-                </form>
+                <PostButton
+                  action="/account/sessions/end"
+                  csrfToken={csrfToken}
+                  label="Sign out"
+                  ariaLabel={`Sign out ${describeUserAgent(session.userAgent)}, signed in ${formatTime(session.createdAt)}`}
+                  fields={{ session: session.id }}
+                  inline
+                />
               )}
             </li>
           ))}
         </ul>
+        <PostButton action="/account/sessions/end-all" csrfToken={csrfToken} label="Sign out everywhere">
+          <p class="muted">Sign out of Latch in every browser and device listed here, this one included.</p>
+        </PostButton>
+      </section>
+
+      <section class="card" aria-labelledby="activity-heading">
+        <h2 id="activity-heading">Recent activity</h2>
+        {props.activity.length === 0 ? (
+          <p class="muted">Nothing yet.</p>
+        ) : (
+          <div class="table-scroll">
+            <table>
+              <thead>
+                <tr>
+                  <th scope="col">When</th>
+                  <th scope="col">What</th>
+                  <th scope="col">Browser</th>
+                  <th scope="col">Address</th>
+                </tr>
+              </thead>
+              <tbody>
+                {props.activity.map((item) => (
+                  <tr>
+                    <td>{formatTime(item.at)}</td>
+                    <td>{item.what}</td>
+                    <td>{item.userAgent === null ? '—' : describeUserAgent(item.userAgent)}</td>
+                    <td>{item.ipAddress ?? '—'}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+        <p class="muted">If you do not recognise something here, change your password and sign out everywhere.</p>
       </section>
 
       <section class="card" aria-labelledby="apps-heading">
@@ -184,16 +248,18 @@ export function AccountPage(props: AccountPageProps) {
                   ) : null}
                   <br />
                   <span class="muted">
-                    Can see: {describeScopes(app.scope).join('; ')}. Allowed {formatTime(app.grantedAt)}.
+                    Can see: {describeScopes(app.scope).join('; ')}. Allowed {formatTime(app.grantedAt)}.{' '}
+                    {app.lastUsedAt ? `Last used ${formatTime(app.lastUsedAt)}.` : 'Not used yet.'}
                   </span>
                 </div>
-                <form method="post" action="/account/apps/remove" class="inline-form">
-                  <CsrfField token={csrfToken} />
-                  <input type="hidden" name="client_id" value={app.clientId} />
-                  <button type="submit" class="secondary" aria-label={`Remove access for ${app.name}`}>
-                    Remove access
-                  </button>
-                </form>
+                <PostButton
+                  action="/account/apps/remove"
+                  csrfToken={csrfToken}
+                  label="Remove access"
+                  ariaLabel={`Remove access for ${app.name}`}
+                  fields={{ client_id: app.clientId }}
+                  inline
+                />
               </li>
             ))}
           </ul>
@@ -202,15 +268,9 @@ export function AccountPage(props: AccountPageProps) {
 
       <section class="card" aria-labelledby="signout-heading">
         <h2 id="signout-heading">Sign out</h2>
-        <form method="post" action="/logout">
-          <CsrfField token={csrfToken} />
-          <p class="muted">Sign out of Latch in this browser. Apps you signed in to keep their own sessions.</p>
-          <div class="actions">
-            <button type="submit" class="secondary">
-              Sign out
-            </button>
-          </div>
-        </form>
+        <PostButton action="/logout" csrfToken={csrfToken} label="Sign out">
+          <p class="muted">Sign out of Latch in this browser. Apps that listen for Latch's sign-out are told; others keep their own sessions.</p>
+        </PostButton>
       </section>
     </Layout>
   );

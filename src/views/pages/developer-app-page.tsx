@@ -1,9 +1,28 @@
-import type { IntegrationGuide } from '../../developer/integration-guide.js';
-import { describeDuration } from '../../mail/messages.js';
-import { CopyableBlock, CopyableValue, CsrfField, Field } from '../components/field.js';
-import { formatTime } from '../format.js';
+import { AppFields } from '../components/app-fields.js';
+import { CopyableBlock, CopyableValue, CsrfField } from '../components/field.js';
+import { Notice } from '../components/notice.js';
+import { PostButton } from '../components/post-button.js';
+import { describeDuration, formatTime } from '../format.js';
 import { Layout } from '../layout.js';
 import type { RegisterAppField } from './developer-page.js';
+
+/** What an app's page confirms after a redirect, chosen by its key (`?notice=saved`): no text comes from the URL. */
+export const APP_NOTICES = {
+  saved: 'Settings saved.',
+  'redirect-added': 'Redirect URL added. Try the sign-in again.',
+} as const;
+export type AppNotice = keyof typeof APP_NOTICES;
+
+/** The ready-to-paste integration guide, which the route fills with the app's real values. */
+export interface IntegrationGuide {
+  authorizeUrl: string;
+  tokenCurlBasic: string;
+  tokenCurlPost: string;
+  userinfoCurl: string;
+  environment: string;
+  /** For a public client (single-page or mobile app): the token exchange as the app makes it, with client_id alone. */
+  tokenFetchPublic?: string;
+}
 
 export interface FailedRequestView {
   createdAt: Date;
@@ -31,16 +50,23 @@ export interface DeveloperAppPageProps {
     redirectUris: string[];
     homepageUrl: string | null;
     logoUrl: string | null;
+    postLogoutRedirectUris: string[];
+    backchannelLogoutUri: string | null;
     createdAt: Date;
     previousSecretExpiresAt: Date | null;
+    /** none: a single-page or mobile app, with no secret. */
+    tokenEndpointAuthMethod: 'client_secret_basic' | 'none';
   };
   now: Date;
   graceSeconds: number;
-  notice?: string | undefined;
+  notice?: AppNotice | undefined;
   values: Partial<Record<RegisterAppField, string>>;
-  errors: Partial<Record<RegisterAppField | 'confirmDelete', string>>;
+  /** Field errors; `confirmDelete` is set when the delete form came without its box ticked. */
+  errors: Partial<Record<RegisterAppField, string>> & { confirmDelete?: true };
   failedRequests: FailedRequestView[];
   guide: IntegrationGuide;
+  /** Grants of this app that are live now: people it can act for with a live access or refresh token. */
+  liveGrants: number;
 }
 
 export function DeveloperAppPage(props: DeveloperAppPageProps) {
@@ -52,11 +78,7 @@ export function DeveloperAppPage(props: DeveloperAppPageProps) {
       <p>
         <a href="/developer">← All your apps</a>
       </p>
-      {props.notice ? (
-        <p class="alert ok" role="status">
-          {props.notice}
-        </p>
-      ) : null}
+      <Notice>{props.notice && APP_NOTICES[props.notice]}</Notice>
 
       <section class="card" aria-labelledby="app-heading">
         <h1 id="app-heading">
@@ -74,58 +96,63 @@ export function DeveloperAppPage(props: DeveloperAppPageProps) {
             </>
           ) : null}
         </p>
+        <p>
+          {props.liveGrants === 0
+            ? 'No live grants: no one has a working access or refresh token for this app right now.'
+            : `${props.liveGrants} live ${props.liveGrants === 1 ? 'grant' : 'grants'}: sign-ins with a working access or refresh token for this app.`}
+        </p>
         <label for="client_id">Client id</label>
         <CopyableValue id="client_id" value={app.clientId} label="Client id" />
       </section>
 
-      <section class="card" aria-labelledby="secret-heading">
-        <h2 id="secret-heading">Client secret</h2>
-        <p>Latch shows a secret only once, when it is created, and keeps only a fingerprint of it. If you lost it, or it may have leaked, rotate it.</p>
-        {previousSecretActive ? (
-          <p class="alert ok" role="status">
-            The previous secret keeps working until {formatTime(app.previousSecretExpiresAt as Date)}, then stops.
-          </p>
-        ) : null}
-        <form method="post" action={`${base}/secret`}>
-          <CsrfField token={csrfToken} />
-          <fieldset>
-            <legend>What happens to the current secret</legend>
-            {props.graceSeconds > 0 ? (
+      {app.tokenEndpointAuthMethod === 'none' ? (
+        <section class="card" aria-labelledby="secret-heading">
+          <h2 id="secret-heading">Client secret</h2>
+          <p>This is a single-page or mobile app: it has no secret. It sends its client id alone and must use PKCE (S256).</p>
+        </section>
+      ) : (
+        <section class="card" aria-labelledby="secret-heading">
+          <h2 id="secret-heading">Client secret</h2>
+          <p>Latch shows a secret only once, when it is created, and keeps only a fingerprint of it. If you lost it, or it may have leaked, rotate it.</p>
+          {previousSecretActive ? <Notice>The previous secret keeps working until {formatTime(app.previousSecretExpiresAt as Date)}, then stops.</Notice> : null}
+          <form method="post" action={`${base}/secret`}>
+            <CsrfField token={csrfToken} />
+            <fieldset>
+              <legend>What happens to the current secret</legend>
+              {props.graceSeconds > 0 ? (
+                <label class="checkbox">
+                  <input type="radio" name="grace" value="default" checked />
+                  Keep it working for {describeDuration(props.graceSeconds)}, so you can deploy the new one without downtime (recommended)
+                </label>
+              ) : null}
               <label class="checkbox">
-                <input type="radio" name="grace" value="default" checked />
-                Keep it working for {describeDuration(props.graceSeconds)}, so you can deploy the new one without downtime (recommended)
+                <input type="radio" name="grace" value="none" checked={props.graceSeconds === 0} />
+                Stop it immediately (if it leaked)
               </label>
-            ) : null}
-            <label class="checkbox">
-              <input type="radio" name="grace" value="none" checked={props.graceSeconds === 0} />
-              Stop it immediately (if it leaked)
-            </label>
-          </fieldset>
-          <p class="hint">Only the secret in use at rotation time gets the grace period: rotating again ends any earlier one at once.</p>
-          <div class="actions">
-            <button type="submit">Rotate secret</button>
-          </div>
-        </form>
-      </section>
+            </fieldset>
+            <p class="hint">Only the secret in use at rotation time gets the grace period: rotating again ends any earlier one at once.</p>
+            <div class="actions">
+              <button type="submit">Rotate secret</button>
+            </div>
+          </form>
+        </section>
+      )}
 
       <section class="card" aria-labelledby="settings-heading">
         <h2 id="settings-heading">Settings</h2>
         <form method="post" action={`${base}/settings`} novalidate>
           <CsrfField token={csrfToken} />
-          <Field id="app_name" name="name" label="App name" required value={props.values.name ?? app.name} error={props.errors.name} />
-          <Field
-            id="redirect_uris"
-            name="redirect_uris"
-            label="Redirect URLs"
-            multiline
-            required
-            spellcheck={false}
-            value={props.values.redirectUris ?? app.redirectUris.join('\n')}
-            error={props.errors.redirectUris}
-            hint="One per line, compared exactly (a loopback http://127.0.0.1 or http://[::1] URL matches any port). https://, or http:// to localhost while developing."
+          <AppFields
+            values={{
+              name: props.values.name ?? app.name,
+              redirectUris: props.values.redirectUris ?? app.redirectUris.join('\n'),
+              homepageUrl: props.values.homepageUrl ?? app.homepageUrl ?? '',
+              logoUrl: props.values.logoUrl ?? app.logoUrl ?? '',
+              postLogoutRedirectUris: props.values.postLogoutRedirectUris ?? app.postLogoutRedirectUris.join('\n'),
+              backchannelLogoutUri: props.values.backchannelLogoutUri ?? app.backchannelLogoutUri ?? '',
+            }}
+            errors={props.errors}
           />
-          <Field id="homepage_url" name="homepage_url" label="Homepage URL (optional)" type="url" value={props.values.homepageUrl ?? app.homepageUrl ?? ''} error={props.errors.homepageUrl} />
-          <Field id="logo_url" name="logo_url" label="Logo URL (optional)" type="url" value={props.values.logoUrl ?? app.logoUrl ?? ''} error={props.errors.logoUrl} />
           <div class="actions">
             <button type="submit">Save settings</button>
           </div>
@@ -167,13 +194,7 @@ export function DeveloperAppPage(props: DeveloperAppPageProps) {
                 ) : null}
               </dl>
               {event.mismatch?.canAdd ? (
-                <form method="post" action={`${base}/redirect-uris/add`} class="inline-form">
-                  <CsrfField token={csrfToken} />
-                  <input type="hidden" name="redirect_uri" value={event.mismatch.received} />
-                  <button type="submit" class="secondary">
-                    Add this redirect URL
-                  </button>
-                </form>
+                <PostButton action={`${base}/redirect-uris/add`} csrfToken={csrfToken} label="Add this redirect URL" fields={{ redirect_uri: event.mismatch.received }} inline />
               ) : event.mismatch?.addProblem ? (
                 <p class="hint">Cannot be added: {event.mismatch.addProblem}</p>
               ) : null}
@@ -191,10 +212,20 @@ export function DeveloperAppPage(props: DeveloperAppPageProps) {
         </p>
         <h3>1. Authorize URL</h3>
         <CopyableBlock id="guide_authorize" text={guide.authorizeUrl} label="Authorize URL" wrap />
-        <h3>2. Token exchange, client id and secret in the Authorization header (client_secret_basic)</h3>
-        <CopyableBlock id="guide_token_basic" text={guide.tokenCurlBasic} label="Token exchange with HTTP Basic authentication" />
-        <h3>… or in the form body (client_secret_post)</h3>
-        <CopyableBlock id="guide_token_post" text={guide.tokenCurlPost} label="Token exchange with the secret in the form body" />
+        {guide.tokenFetchPublic !== undefined ? (
+          <>
+            <h3>2. Token exchange from the app: client id alone, no secret (a public client)</h3>
+            <CopyableBlock id="guide_token_public" text={guide.tokenFetchPublic} label="Token exchange from a single-page app" />
+            <p class="hint">Latch answers it across origins for the origins of this app's redirect URLs (CORS).</p>
+          </>
+        ) : (
+          <>
+            <h3>2. Token exchange, client id and secret in the Authorization header (client_secret_basic)</h3>
+            <CopyableBlock id="guide_token_basic" text={guide.tokenCurlBasic} label="Token exchange with HTTP Basic authentication" />
+            <h3>… or in the form body (client_secret_post)</h3>
+            <CopyableBlock id="guide_token_post" text={guide.tokenCurlPost} label="Token exchange with the secret in the form body" />
+          </>
+        )}
         <h3>3. The user, with the access token</h3>
         <CopyableBlock id="guide_userinfo" text={guide.userinfoCurl} label="Userinfo request" />
         <h3>Environment variables for your back end</h3>
@@ -215,7 +246,7 @@ export function DeveloperAppPage(props: DeveloperAppPageProps) {
           </label>
           {props.errors.confirmDelete ? (
             <p class="field-error" id="confirm_delete-error">
-              {props.errors.confirmDelete}
+              Tick the box to confirm that you want to delete this app
             </p>
           ) : null}
           <div class="actions">

@@ -1,25 +1,29 @@
-import { CsrfField, Field } from '../components/field.js';
+import { AppFields, AppTypeField, type AppField } from '../components/app-fields.js';
+import { CsrfField } from '../components/field.js';
+import { Notice } from '../components/notice.js';
 import { formatTime } from '../format.js';
 import { Layout } from '../layout.js';
 
-export type RegisterAppField = 'name' | 'redirectUris' | 'homepageUrl' | 'logoUrl';
+export type RegisterAppField = AppField;
+
+/** What the console confirms after a redirect, chosen by its key (`?notice=deleted`): no text comes from the URL. */
+export const CONSOLE_NOTICES = {
+  deleted: 'The app was deleted. Its tokens no longer work.',
+} as const;
+export type ConsoleNotice = keyof typeof CONSOLE_NOTICES;
 
 export interface DeveloperPageProps {
   csrfToken: string;
   apps: { clientId: string; name: string; logoUrl: string | null; redirectUriCount: number; createdAt: Date }[];
-  notice?: string | undefined;
-  values: Partial<Record<RegisterAppField, string>>;
+  notice?: ConsoleNotice | undefined;
+  values: Partial<Record<RegisterAppField, string>> & { appType?: string };
   errors: Partial<Record<RegisterAppField, string>>;
 }
 
 export function DeveloperPage({ csrfToken, apps, notice, values, errors }: DeveloperPageProps) {
   return (
     <Layout title="Developer console" signedIn wide>
-      {notice ? (
-        <p class="alert ok" role="status">
-          {notice}
-        </p>
-      ) : null}
+      <Notice>{notice && CONSOLE_NOTICES[notice]}</Notice>
       <section class="card" aria-labelledby="apps-heading">
         <h1 id="apps-heading">Your apps</h1>
         <p class="lead">Apps with a back end that offer “Sign in with Latch” to their users.</p>
@@ -50,20 +54,8 @@ export function DeveloperPage({ csrfToken, apps, notice, values, errors }: Devel
         <h2 id="register-heading">Register a new app</h2>
         <form method="post" action="/developer/apps" novalidate>
           <CsrfField token={csrfToken} />
-          <Field id="app_name" name="name" label="App name" required value={values.name} error={errors.name} hint="Shown to people when they sign in and on their account page." />
-          <Field
-            id="redirect_uris"
-            name="redirect_uris"
-            label="Redirect URLs"
-            multiline
-            required
-            spellcheck={false}
-            value={values.redirectUris}
-            error={errors.redirectUris}
-            hint="One per line: your back end's callback addresses, compared exactly. https://, or http:// to localhost or 127.0.0.1 while developing."
-          />
-          <Field id="homepage_url" name="homepage_url" label="Homepage URL (optional)" type="url" value={values.homepageUrl} error={errors.homepageUrl} />
-          <Field id="logo_url" name="logo_url" label="Logo URL (optional)" type="url" value={values.logoUrl} error={errors.logoUrl} hint="An https:// address of a square image." />
+          <AppTypeField value={values.appType} />
+          <AppFields values={values} errors={errors} />
           <div class="actions">
             <button type="submit">Register app</button>
           </div>

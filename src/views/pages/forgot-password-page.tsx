@@ -1,5 +1,9 @@
 import { CsrfField, Field } from '../components/field.js';
 import { Layout } from '../layout.js';
+import { MessagePage } from './message-page.js';
+
+/** Too many reset requests from one address: the page says so without telling anything about the account. */
+export const TOO_MANY_RESET_REQUESTS = 'Too many reset requests from your network. Try again in an hour.';
 
 export interface ForgotPasswordPageProps {
   csrfToken: string;
@@ -25,5 +29,17 @@ export function ForgotPasswordPage({ csrfToken, email, error }: ForgotPasswordPa
         </p>
       </div>
     </Layout>
+  );
+}
+
+/** The same answer whether or not the address has an account (OWASP Forgot Password Cheat Sheet). */
+export function ResetMailSentPage({ email }: { email: string }) {
+  return (
+    <MessagePage title="Check your email" action={{ href: '/login', label: 'Back to sign in' }}>
+      <p>
+        If <strong>{email}</strong> belongs to a Latch account, we sent it a link to choose a new password. The link works once, for a
+        limited time. No mail? Check your spam folder, or make sure you typed the address you signed up with.
+      </p>
+    </MessagePage>
   );
 }

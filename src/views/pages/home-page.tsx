@@ -1,4 +1,4 @@
-import { CsrfField } from '../components/field.js';
+import { PostButton } from '../components/post-button.js';
 import { Layout } from '../layout.js';
 
 export interface HomePageProps {
@@ -25,14 +25,7 @@ export function HomePage({ user, csrfToken, signupEnabled }: HomePageProps) {
                 Developer console
               </a>
             </div>
-            <form method="post" action="/logout">
-              <CsrfField token={csrfToken} />
-              <div class="actions">
-                <button type="submit" class="secondary">
-                  Sign out
-                </button>
-              </div>
-            </form>
+            <PostButton action="/logout" csrfToken={csrfToken} label="Sign out" />
           </>
         ) : (
           <>

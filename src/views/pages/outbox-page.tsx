@@ -1,9 +1,16 @@
-import type { OutboxMessage } from '../../storage/storage.js';
 import { formatTime } from '../format.js';
 import { Layout } from '../layout.js';
 
+/** One kept mail, as the page shows it. */
+export interface OutboxMessageView {
+  to: string;
+  subject: string;
+  text: string;
+  createdAt: Date;
+}
+
 export interface OutboxPageProps {
-  messages: OutboxMessage[];
+  messages: OutboxMessageView[];
   /** Links to this origin are made clickable; anything else stays text. */
   issuer: string;
   signedIn: boolean;

@@ -1,15 +1,17 @@
-import { PASSWORD_MIN_LENGTH } from '../../accounts/account-rules.js';
 import { CsrfField, Field } from '../components/field.js';
 import { Layout } from '../layout.js';
+import { MessagePage } from './message-page.js';
 
 export interface ResetPasswordPageProps {
   csrfToken: string;
   token: string;
   email: string;
+  /** Shown in the password field's hint; the rule itself is checked by the route. */
+  passwordMinLength: number;
   error?: string;
 }
 
-export function ResetPasswordPage({ csrfToken, token, email, error }: ResetPasswordPageProps) {
+export function ResetPasswordPage({ csrfToken, token, email, passwordMinLength, error }: ResetPasswordPageProps) {
   return (
     <Layout title="Choose a new password">
       <div class="card">
@@ -31,7 +33,7 @@ export function ResetPasswordPage({ csrfToken, token, email, error }: ResetPassw
             required
             error={error}
             autofocus
-            hint={`At least ${PASSWORD_MIN_LENGTH} characters. A few unrelated words make a strong password.`}
+            hint={`At least ${passwordMinLength} characters. A few unrelated words make a strong password.`}
           />
           <div class="actions">
             <button type="submit">Set new password</button>
@@ -39,5 +41,14 @@ export function ResetPasswordPage({ csrfToken, token, email, error }: ResetPassw
         </form>
       </div>
     </Layout>
+  );
+}
+
+/** A reset link that expired, was used, or belongs to an address the account no longer has. */
+export function ResetLinkNotUsablePage() {
+  return (
+    <MessagePage title="This link no longer works" tone="error" action={{ href: '/forgot-password', label: 'Send a new link' }}>
+      <p>The password reset link has expired or was already used. Ask for a new one.</p>
+    </MessagePage>
   );
 }

@@ -1,17 +1,40 @@
+import { CsrfField } from '../components/field.js';
+import { Notice } from '../components/notice.js';
 import { Layout } from '../layout.js';
+
+/** What the sign-in page confirms, chosen by its key (`?notice=password-reset`): no text comes from the URL. */
+export const SIGN_IN_NOTICES = {
+  'password-reset': 'Your password was changed and you were signed out everywhere. Sign in with your new password.',
+  'signed-out-everywhere': 'You were signed out of Latch everywhere, in this browser too.',
+} as const;
+export type SignInNotice = keyof typeof SIGN_IN_NOTICES;
+
+/**
+ * Why a sign-in was refused. A wrong password and an unknown email are the same answer (OWASP Authentication
+ * Cheat Sheet): the page never says which.
+ */
+const PROBLEMS = {
+  missing: 'Enter your email and password.',
+  wrong: 'Email or password is incorrect.',
+  throttled: 'Too many failed sign-in attempts. Wait a few minutes, then try again.',
+} as const;
+export type SignInProblem = keyof typeof PROBLEMS;
 
 export interface SignInPageProps {
   csrfToken: string;
   returnTo: string;
-  email?: string;
-  error?: string;
+  email?: string | undefined;
+  error?: SignInProblem | undefined;
   clientName?: string;
   /** A confirmation to show above the form (e.g. after a password reset). */
-  notice?: string;
+  notice?: SignInNotice | undefined;
   signupEnabled?: boolean;
 }
 
-/** DESIGN: inputs labelled "Email" and "Password", submit button "Sign in"; works without JavaScript. */
+/**
+ * Inputs labelled "Email" and "Password", submit button "Sign in"; works without JavaScript
+ * (docs/protocol-decisions.md "Pages").
+ */
 export function SignInPage({ csrfToken, returnTo, email, error, clientName, notice, signupEnabled }: SignInPageProps) {
   const signUpHref = returnTo === '/' ? '/signup' : `/signup?return_to=${encodeURIComponent(returnTo)}`;
   return (
@@ -23,18 +46,14 @@ export function SignInPage({ csrfToken, returnTo, email, error, clientName, noti
             to continue to <span class="client-name">{clientName}</span>
           </p>
         ) : null}
-        {notice && !error ? (
-          <p class="alert ok" role="status">
-            {notice}
-          </p>
-        ) : null}
+        <Notice>{notice && !error && SIGN_IN_NOTICES[notice]}</Notice>
         {error ? (
           <p class="alert error" role="alert" id="signin-error">
-            {error}
+            {PROBLEMS[error]}
           </p>
         ) : null}
         <form method="post" action="/login" novalidate>
-          <input type="hidden" name="_csrf" value={csrfToken} />
+          <CsrfField token={csrfToken} />
           <input type="hidden" name="return_to" value={returnTo} />
           <label for="email">Email</label>
           <input
@@ -53,6 +72,13 @@ export function SignInPage({ csrfToken, returnTo, email, error, clientName, noti
             <button type="submit">Sign in</button>
           </div>
         </form>
+        <div class="actions">
+          <button type="button" class="secondary" data-passkey="sign-in" data-action="/login/passkey" data-return-to={returnTo} data-status="passkey-status" hidden>
+            Sign in with a passkey
+          </button>
+        </div>
+        <p id="passkey-status" aria-live="polite" class="hint" />
+        <script src="/assets/passkeys.js" defer />
         <p class="hint">
           <a href="/forgot-password">Forgot your password?</a>
           {signupEnabled ? (

@@ -1,15 +1,16 @@
-import { PASSWORD_MIN_LENGTH } from '../../accounts/account-rules.js';
 import { CsrfField, Field } from '../components/field.js';
 import { Layout } from '../layout.js';
 
 export interface SignUpPageProps {
   csrfToken: string;
   returnTo: string;
+  /** Shown in the password field's hint; the rule itself is checked by the route. */
+  passwordMinLength: number;
   values: { name?: string; email?: string };
   errors: Partial<Record<'name' | 'email' | 'password', string>>;
 }
 
-export function SignUpPage({ csrfToken, returnTo, values, errors }: SignUpPageProps) {
+export function SignUpPage({ csrfToken, returnTo, passwordMinLength, values, errors }: SignUpPageProps) {
   const signInHref = returnTo === '/' ? '/login' : `/login?return_to=${encodeURIComponent(returnTo)}`;
   return (
     <Layout title="Create your account">
@@ -33,7 +34,7 @@ export function SignUpPage({ csrfToken, returnTo, values, errors }: SignUpPagePr
             autocomplete="new-password"
             required
             error={errors.password}
-            hint={`At least ${PASSWORD_MIN_LENGTH} characters. A few unrelated words make a strong password that is easy to remember.`}
+            hint={`At least ${passwordMinLength} characters. A few unrelated words make a strong password that is easy to remember.`}
           />
           <div class="actions">
             <button type="submit">Create account</button>

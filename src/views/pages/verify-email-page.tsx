@@ -1,5 +1,6 @@
 import { CsrfField } from '../components/field.js';
 import { Layout } from '../layout.js';
+import { MessagePage } from './message-page.js';
 
 export interface VerifyEmailPageProps {
   csrfToken: string;
@@ -28,5 +29,27 @@ export function VerifyEmailPage({ csrfToken, token, email }: VerifyEmailPageProp
         </form>
       </div>
     </Layout>
+  );
+}
+
+/** After the confirm button: the address is verified. */
+export function EmailConfirmedPage({ email, signedIn }: { email: string; signedIn: boolean }) {
+  return (
+    <MessagePage title="Email address confirmed" tone="ok" signedIn={signedIn} action={signedIn ? { href: '/account', label: 'Go to your account' } : { href: '/login', label: 'Sign in' }}>
+      <p>
+        Thank you: <strong>{email}</strong> is confirmed. Applications you sign in to with Latch will see it as verified.
+      </p>
+    </MessagePage>
+  );
+}
+
+/** A confirmation link that expired, was used, or belongs to an address the account no longer has. */
+export function EmailLinkNotUsablePage({ signedIn }: { signedIn: boolean }) {
+  return (
+    <MessagePage title="This link no longer works" tone="error" signedIn={signedIn} action={{ href: '/account', label: 'Go to your account' }}>
+      <p>
+        The link has expired or was already used. {signedIn ? 'Ask for a new one on your account page.' : 'Sign in and ask for a new one on your account page.'}
+      </p>
+    </MessagePage>
   );
 }

@@ -1,0 +1,185 @@
+/**
+ * Passkey endpoints (issue 17). The ceremonies are driven by /assets/passkeys.js: each has an `/options` step
+ * (JSON, the page's CSRF token as `_csrf` in the body) and a step that checks the browser's answer and replies
+ * `{ redirect }`, or `{ error, error_description }` with status 400.
+ *
+ * - POST /account/passkeys[/options]: add a passkey to the signed-in account; POST /account/passkeys/remove
+ *   (a plain form) removes one. The owner is mailed of both.
+ * - POST /login/passkey[/options]: sign in with a passkey alone (discoverable credentials).
+ * - POST /login/two-step/passkey[/options]: a passkey of the pending account as the second step.
+ *
+ * Failed passkey sign-ins count in the sign-in throttle per address (and per account when the passkey names
+ * one), like passwords.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { AuditLog } from '../../audit/audit-log.js';
+import type { Config } from '../../config.js';
+import { formField } from '../../http/form-fields.js';
+import type { Mailer } from '../../mail/mailer.js';
+import { passkeyChangedMessage } from '../../mail/messages.js';
+import { noteSignIn } from '../../observability/request-outcome.js';
+import { startBrowserSession } from '../../session/browser-session.js';
+import { requireBrowserSession } from '../../session/require-session.js';
+import type { SessionEndings } from '../../session/session-endings.js';
+import { safeReturnTo } from '../../session/return-to.js';
+import type { Storage, User } from '../../storage/storage.js';
+import { PASSKEY_SCRIPT } from '../../views/passkey-script.js';
+import type { SignInThrottle } from '../sign-in-throttle.js';
+import { endPendingSignIn, readPendingSignIn } from './pending-sign-in.js';
+import { authenticationOptions, PasskeyRefused, registrationOptions, verifyAuthentication, verifyRegistration } from './passkeys.js';
+import type { SecondFactorKeys } from './second-factor-keys.js';
+
+/**
+ * A passkey alone names no account until it is checked: its failures count per address only (under an
+ * account key of the address's own, so that no shared key locks everyone out).
+ */
+const addressOnly = (request: FastifyRequest) => `passkey@${request.ip}`;
+
+const refuse = (reply: FastifyReply, description: string) => reply.code(400).send({ error: 'invalid_request', error_description: description });
+
+async function tellOwner(request: FastifyRequest, mailer: Mailer, config: Config, user: User, change: 'added' | 'removed', name: string) {
+  const sending = mailer.send(passkeyChangedMessage(user, change, name, `${config.issuer}/account/two-step`));
+  const logFailure = (error: unknown) => request.log.error({ err: error, userId: user.id }, 'could not send the passkey mail');
+  if (mailer.kind === 'smtp') sending.catch(logFailure);
+  else await sending.catch(logFailure);
+}
+
+/** The name a person gave a passkey: trimmed, at most 60 characters, "Passkey" when empty. */
+export function passkeyName(input: unknown): string {
+  const name = typeof input === 'string' ? input.trim().replace(/\s+/g, ' ').slice(0, 60) : '';
+  return name === '' ? 'Passkey' : name;
+}
+
+export function registerAccountPasskeyRoutes(app: FastifyInstance, deps: { storage: Storage; config: Config; mailer: Mailer; keys: SecondFactorKeys; audit: AuditLog }): void {
+  const { storage, config, mailer, keys, audit } = deps;
+
+  app.get('/assets/passkeys.js', async (_request, reply) =>
+    reply.type('text/javascript; charset=utf-8').header('cache-control', 'public, max-age=3600').send(PASSKEY_SCRIPT),
+  );
+
+  app.post('/account/passkeys/options', { preHandler: app.csrfProtection }, async (request, reply) => {
+    const current = await requireBrowserSession(storage, config, request, reply);
+    if (!current) return reply;
+    const existing = await storage.passkeys.listByUser(current.user.id);
+    return registrationOptions(config, keys, reply, current.user, existing, new Date());
+  });
+
+  app.post('/account/passkeys', { preHandler: app.csrfProtection }, async (request, reply) => {
+    const current = await requireBrowserSession(storage, config, request, reply);
+    if (!current) return reply;
+    const body = (request.body ?? {}) as Record<string, unknown>;
+    const now = new Date();
+    let passkey;
+    try {
+      passkey = await verifyRegistration(config, keys, request, reply, current.user, body.credential, passkeyName(body.name), now);
+    } catch (error) {
+      if (!(error instanceof PasskeyRefused)) throw error;
+      request.log.info({ event: 'passkey_refused', userId: current.user.id, reason: (error.cause as Error | undefined)?.message }, 'passkey registration refused');
+      return refuse(reply, error.message);
+    }
+    if (!(await storage.passkeys.insert(passkey))) return refuse(reply, 'This passkey is registered already.');
+    request.log.info({ event: 'passkey_added', userId: current.user.id }, 'passkey added');
+    audit.record(request, { type: 'user.second_factor.added', userId: current.user.id, details: { factor: 'passkey', name: passkey.name } });
+    await tellOwner(request, mailer, config, current.user, 'added', passkey.name);
+    return { redirect: '/account/two-step?notice=passkey-added' };
+  });
+
+  app.post('/account/passkeys/remove', { preHandler: app.csrfProtection }, async (request, reply) => {
+    const current = await requireBrowserSession(storage, config, request, reply);
+    if (!current) return reply;
+    const credentialId = formField(request.body, 'credential_id', 1400);
+    const passkey = (await storage.passkeys.listByUser(current.user.id)).find((candidate) => candidate.credentialId === credentialId);
+    if (passkey && (await storage.passkeys.delete(current.user.id, credentialId))) {
+      request.log.info({ event: 'passkey_removed', userId: current.user.id }, 'passkey removed');
+      audit.record(request, { type: 'user.second_factor.removed', userId: current.user.id, details: { factor: 'passkey', name: passkey.name } });
+      await tellOwner(request, mailer, config, current.user, 'removed', passkey.name);
+    }
+    return reply.redirect('/account/two-step?notice=passkey-removed', 303);
+  });
+}
+
+export interface PasskeySignInDeps {
+  storage: Storage;
+  config: Config;
+  signInThrottle: SignInThrottle;
+  sessionEndings: SessionEndings;
+  audit: AuditLog;
+  keys: SecondFactorKeys;
+}
+
+export function registerPasskeySignInRoutes(app: FastifyInstance, deps: PasskeySignInDeps): void {
+  const { storage, config, signInThrottle, sessionEndings, audit, keys } = deps;
+  const findUser = (id: number) => storage.users.findById(id);
+  const findPasskey = (credentialId: string) => storage.passkeys.findByCredentialId(credentialId);
+
+  /** A verified assertion: the new counter (compare-and-set), then the session. */
+  async function finish(request: FastifyRequest, reply: FastifyReply, verified: Awaited<ReturnType<typeof verifyAuthentication>>, now: Date): Promise<User | null> {
+    const used = await storage.passkeys.recordUse(verified.passkey.credentialId, verified.passkey.counter, { counter: verified.counter, backedUp: verified.backedUp, at: now });
+    const user = used ? await findUser(verified.passkey.userId) : null;
+    if (!user) return null;
+    await signInThrottle.recordSuccess(user.email);
+    await startBrowserSession({ storage, sessionEndings }, config, request, reply, user, now);
+    noteSignIn(request, 'success');
+    return user;
+  }
+
+  async function refused(request: FastifyRequest, reply: FastifyReply, error: unknown, email: string | null, now: Date) {
+    if (!(error instanceof PasskeyRefused)) throw error;
+    await signInThrottle.recordFailure(email ?? addressOnly(request), request.ip, now);
+    audit.record(request, { type: 'user.signin.failed', details: { reason: 'passkey_refused' } });
+    request.log.info({ event: 'passkey_signin_refused', reason: (error.cause as Error | undefined)?.message }, 'passkey sign-in refused');
+    return refuse(reply, error.message);
+  }
+
+  app.post('/login/passkey/options', { preHandler: app.csrfProtection }, async (_request, reply) =>
+    authenticationOptions(config, keys, reply, 'sign-in', null, new Date()),
+  );
+
+  app.post('/login/passkey', { preHandler: app.csrfProtection }, async (request, reply) => {
+    const body = (request.body ?? {}) as Record<string, unknown>;
+    const now = new Date();
+    if (await signInThrottle.isThrottled(addressOnly(request), request.ip, now)) {
+      noteSignIn(request, 'throttled');
+      return reply.code(429).send({ error: 'slow_down', error_description: 'Too many failed attempts. Wait a few minutes, then try again.' });
+    }
+    let verified;
+    try {
+      verified = await verifyAuthentication(config, keys, request, reply, 'sign-in', body.credential, findPasskey, now);
+    } catch (error) {
+      return refused(request, reply, error, null, now);
+    }
+    const user = await finish(request, reply, verified, now);
+    if (!user) return refuse(reply, 'This passkey was just used. Try again.');
+    audit.record(request, { type: 'user.signin.succeeded', userId: user.id, details: { method: 'passkey' } });
+    request.log.info({ event: 'signin', userId: user.id, method: 'passkey' }, 'signed in');
+    return { redirect: safeReturnTo(body.return_to) };
+  });
+
+  app.post('/login/two-step/passkey/options', { preHandler: app.csrfProtection }, async (request, reply) => {
+    const now = new Date();
+    const pending = await readPendingSignIn(config, keys, request, findUser, now);
+    if (!pending) return refuse(reply, 'Your sign-in has expired. Sign in again.');
+    return authenticationOptions(config, keys, reply, 'second-factor', { id: pending.userId, passkeys: await storage.passkeys.listByUser(pending.userId) }, now);
+  });
+
+  app.post('/login/two-step/passkey', { preHandler: app.csrfProtection }, async (request, reply) => {
+    const now = new Date();
+    const pending = await readPendingSignIn(config, keys, request, findUser, now);
+    if (!pending) return refuse(reply, 'Your sign-in has expired. Sign in again.');
+    if (await signInThrottle.isThrottled(pending.user.email, request.ip, now)) {
+      noteSignIn(request, 'throttled');
+      return reply.code(429).send({ error: 'slow_down', error_description: 'Too many failed attempts. Wait a few minutes, then try again.' });
+    }
+    let verified;
+    try {
+      verified = await verifyAuthentication(config, keys, request, reply, 'second-factor', ((request.body ?? {}) as Record<string, unknown>).credential, findPasskey, now);
+    } catch (error) {
+      return refused(request, reply, error, pending.user.email, now);
+    }
+    const user = await finish(request, reply, verified, now);
+    if (!user) return refuse(reply, 'This passkey was just used. Try again.');
+    endPendingSignIn(config, reply);
+    audit.record(request, { type: 'user.signin.succeeded', userId: user.id, details: { second_factor: 'passkey' } });
+    return { redirect: pending.returnTo };
+  });
+}

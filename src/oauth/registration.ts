@@ -1,0 +1,179 @@
+/**
+ * Dynamic Client Registration: POST /oauth2/register (RFC 7591) and its management protocol, GET, PUT and DELETE
+ * /oauth2/register/{client_id} (RFC 7592); docs/protocol-decisions.md "Dynamic client registration".
+ *
+ * The operator chooses the policy (LATCH_REGISTRATION): `off` (403, the default), `token` (an initial access
+ * token as a Bearer token, RFC 7591 §3), `open` (anyone, public clients only). Each registration gets a
+ * registration access token (RFC 7592 §3), shown once and stored as a hash; with it the client reads, replaces
+ * or deletes its registration. A wrong token or an unknown client is the same 401 invalid_token (RFC 7592 §2.1:
+ * no telling which).
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { AuditLog } from '../audit/audit-log.js';
+import { ClientRegistrationError, checkLogoutSettings, registerClientOfAnyKind } from '../clients/client-registration.js';
+import type { Config } from '../config.js';
+import { generateSecret, hashesEqual, hashSecret, SECRET_PREFIX } from '../crypto/secrets.js';
+import { AccessDenied, InvalidClientMetadata, InvalidToken } from '../errors.js';
+import { noStore } from '../http/security-headers.js';
+import type { Client, Storage } from '../storage/storage.js';
+import { readClientMetadata } from './request/client-metadata.js';
+import { extractAccessToken } from './userinfo.js';
+
+const epochSeconds = (date: Date) => Math.floor(date.getTime() / 1000);
+
+/**
+ * Open registration per client address: at most this many in a window (the sign-in throttle's counter, shared
+ * across processes through Redis when configured). Callers with the initial access token are not counted.
+ */
+export const OPEN_REGISTRATIONS_PER_ADDRESS = 20;
+export const OPEN_REGISTRATION_WINDOW_SECONDS = 3600;
+
+/** The part of the attempt counter (accounts/sign-in-throttle.ts) registration uses. */
+export interface RegistrationCounter {
+  increment(key: string, windowSeconds: number, now: Date): Promise<number>;
+}
+
+/** The registration as Latch holds it (RFC 7591 §3.2.1, RFC 7592 §3). */
+function describeRegistration(client: Client, config: Config): Record<string, unknown> {
+  return {
+    client_id: client.clientId,
+    client_id_issued_at: epochSeconds(client.createdAt),
+    client_name: client.name,
+    redirect_uris: client.redirectUris,
+    token_endpoint_auth_method: client.tokenEndpointAuthMethod,
+    grant_types: client.grantTypes,
+    response_types: ['code'],
+    ...(client.homepageUrl !== null && { client_uri: client.homepageUrl }),
+    post_logout_redirect_uris: client.postLogoutRedirectUris,
+    ...(client.backchannelLogoutUri !== null && { backchannel_logout_uri: client.backchannelLogoutUri }),
+    id_token_signed_response_alg: client.idTokenSignedResponseAlg,
+    // RFC 7591 §3.2.1: required when a secret was issued; 0 = it does not expire.
+    ...(client.tokenEndpointAuthMethod !== 'none' && { client_secret_expires_at: 0 }),
+    registration_client_uri: `${config.issuer}/oauth2/register/${encodeURIComponent(client.clientId)}`,
+  };
+}
+
+function sendJson(reply: FastifyReply, status: number, body: Record<string, unknown>): FastifyReply {
+  return reply.code(status).type('application/json; charset=utf-8').send(JSON.stringify(body));
+}
+
+/** RFC 7591 §3: the policy of LATCH_REGISTRATION, checked before the body is looked at. */
+function checkRegistrationAllowed(request: FastifyRequest, config: Config): void {
+  if (config.registration === 'off') {
+    throw new AccessDenied('Dynamic client registration is off on this server (LATCH_REGISTRATION=off): ask its operator to register your app, or to turn registration on');
+  }
+  if (config.registration === 'token') {
+    const presented = extractAccessToken(request);
+    if (!hashesEqual(hashSecret(presented), hashSecret(config.registrationToken ?? ''))) {
+      throw new InvalidToken('The initial access token is wrong: registration on this server needs the token its operator hands out');
+    }
+  }
+}
+
+/** RFC 7592 §2: the client named in the path, when the Bearer token is its registration access token. */
+async function authenticateRegistration(request: FastifyRequest, storage: Storage): Promise<Client> {
+  const presented = extractAccessToken(request);
+  const { clientId } = request.params as { clientId: string };
+  const client = await storage.clients.findById(clientId);
+  const presentedHash = hashSecret(presented);
+  if (!client || client.registrationAccessTokenHash === null || !hashesEqual(presentedHash, client.registrationAccessTokenHash)) {
+    throw new InvalidToken('The registration access token is not valid for this client');
+  }
+  request.latchClient = client;
+  return client;
+}
+
+function metadataError(error: unknown): unknown {
+  return error instanceof ClientRegistrationError ? new InvalidClientMetadata(error.message) : error;
+}
+
+export function registerRegistrationRoutes(
+  app: FastifyInstance,
+  { storage, config, audit, counter }: { storage: Storage; config: Config; audit: AuditLog; counter: RegistrationCounter },
+): void {
+  const policy = { developmentMode: config.developmentMode };
+
+  app.post('/oauth2/register', async (request, reply) => {
+    noStore(reply);
+    checkRegistrationAllowed(request, config);
+    const metadata = readClientMetadata(request.body, policy);
+    if (config.registration === 'open' && !metadata.isPublic) {
+      throw new InvalidClientMetadata('Open registration on this server is for public clients only: register with token_endpoint_auth_method none (and PKCE), or ask the operator for an initial access token');
+    }
+    if (config.registration === 'open') {
+      // Counted only once the request is valid, so that a client fixing its metadata is not locked out.
+      const count = await counter.increment(`registration:${request.ip}`, OPEN_REGISTRATION_WINDOW_SECONDS, new Date());
+      if (count > OPEN_REGISTRATIONS_PER_ADDRESS) {
+        // No RFC 7591 error fits; 429 with Retry-After (RFC 6585 §4), in the JSON error shape.
+        return sendJson(reply.header('retry-after', String(OPEN_REGISTRATION_WINDOW_SECONDS)), 429, {
+          error: 'temporarily_unavailable',
+          error_description: `Too many registrations from this address: at most ${OPEN_REGISTRATIONS_PER_ADDRESS} an hour; register once and keep the client_id`,
+        });
+      }
+    }
+    const registrationAccessToken = generateSecret(SECRET_PREFIX.registrationAccessToken);
+    const { client, clientSecret } = await registerClientOfAnyKind(
+      storage,
+      { ...metadata, registrationAccessTokenHash: hashSecret(registrationAccessToken) },
+      policy,
+    ).catch((error: unknown) => {
+      throw metadataError(error);
+    });
+    audit.record(request, { type: 'client.created', clientId: client.clientId, details: { name: client.name, via: 'registration' } });
+    return sendJson(reply, 201, {
+      ...describeRegistration(client, config),
+      ...(clientSecret !== null && { client_secret: clientSecret }),
+      registration_access_token: registrationAccessToken,
+    });
+  });
+
+  app.get('/oauth2/register/:clientId', async (request, reply) => {
+    noStore(reply);
+    return sendJson(reply, 200, describeRegistration(await authenticateRegistration(request, storage), config));
+  });
+
+  // RFC 7592 §2.2: the whole registration is replaced; fields left out are cleared or take their defaults.
+  app.put('/oauth2/register/:clientId', async (request, reply) => {
+    noStore(reply);
+    const client = await authenticateRegistration(request, storage);
+    const body = request.body as Record<string, unknown> | null;
+    if (body === null || typeof body !== 'object' || body.client_id !== client.clientId) {
+      throw new InvalidClientMetadata('The body must include client_id, the id of the client being updated (RFC 7592 §2.2)');
+    }
+    if (body.client_secret !== undefined) throw new InvalidClientMetadata('Leave client_secret out: a registration update cannot change or confirm the secret here');
+    const metadata = readClientMetadata(body, policy);
+    if (metadata.tokenEndpointAuthMethod !== client.tokenEndpointAuthMethod) {
+      throw new InvalidClientMetadata(`token_endpoint_auth_method cannot change after registration (it is ${client.tokenEndpointAuthMethod}); register a new client instead`);
+    }
+    let logout: ReturnType<typeof checkLogoutSettings>;
+    try {
+      logout = checkLogoutSettings(metadata, policy);
+    } catch (error) {
+      throw metadataError(error);
+    }
+    const now = new Date();
+    await storage.clients.update(
+      client.clientId,
+      {
+        name: metadata.name,
+        redirectUris: metadata.redirectUris,
+        grantTypes: metadata.grantTypes,
+        homepageUrl: metadata.homepageUrl,
+        ...logout,
+        ...(metadata.idTokenSignedResponseAlg !== undefined && { idTokenSignedResponseAlg: metadata.idTokenSignedResponseAlg }),
+      },
+      now,
+    );
+    audit.record(request, { type: 'client.updated', clientId: client.clientId, details: { via: 'registration' } });
+    const updated = (await storage.clients.findById(client.clientId)) ?? client;
+    return sendJson(reply, 200, describeRegistration(updated, config));
+  });
+
+  app.delete('/oauth2/register/:clientId', async (request, reply) => {
+    noStore(reply);
+    const client = await authenticateRegistration(request, storage);
+    await storage.clients.delete(client.clientId);
+    audit.record(request, { type: 'client.deleted', clientId: client.clientId, details: { name: client.name, via: 'registration' } });
+    return reply.code(204).send();
+  });
+}

@@ -1,0 +1,114 @@
+/**
+ * Client authentication at the token, revocation and introspection endpoints (RFC 6749 §2.3.1, RFC 7009 §2.1,
+ * RFC 7662 §2.1; docs/protocol-decisions.md "Client authentication"): `client_secret_basic` or
+ * `client_secret_post`, never both (RFC 6749 §2.3), or `none` for a public client: `client_id` alone in the body
+ * (RFC 6749 §3.2.1, §4.1.3; docs/protocol-decisions.md "Public clients and services"). Basic credentials are percent-decoded after Base64 (RFC 6749
+ * §2.3.1); ids and secrets use only unreserved characters, so clients that skip the encoding work as well. Secrets
+ * are compared as SHA-256 hashes in constant time.
+ */
+import type { FastifyRequest } from 'fastify';
+import { hashesEqual, hashSecret } from '../../crypto/secrets.js';
+import { InvalidClient, InvalidRequest } from '../../errors.js';
+import type { Client, Storage } from '../../storage/storage.js';
+import { readFormParams, type RawParams } from '../../http/form-body.js';
+import { findDuplicatedParam, readParam } from './params.js';
+import { unknownClientDescription } from './unknown-client.js';
+
+type PresentedCredentials =
+  | { clientId: string; clientSecret: string; method: 'client_secret_basic' | 'client_secret_post' }
+  | { clientId: string; method: 'none' };
+
+function decodeCredential(value: string, triedBasic: boolean): string {
+  try {
+    return decodeURIComponent(value.replace(/\+/g, '%20'));
+  } catch {
+    throw new InvalidClient('The Basic credentials are not valid percent-encoding', triedBasic);
+  }
+}
+
+function readBasicCredentials(header: string): { clientId: string; clientSecret: string } {
+  const match = /^basic +([A-Za-z0-9+/=._~-]+)\s*$/i.exec(header);
+  if (!match?.[1]) throw new InvalidClient('The Authorization header must be Basic base64(client_id:client_secret)', true);
+  const decoded = Buffer.from(match[1], 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  if (colon < 0) throw new InvalidClient('The Basic credentials must be client_id:client_secret', true);
+  return { clientId: decodeCredential(decoded.slice(0, colon), true), clientSecret: decodeCredential(decoded.slice(colon + 1), true) };
+}
+
+export function readClientCredentials(request: FastifyRequest, params: RawParams): PresentedCredentials {
+  const header = request.headers.authorization;
+  const bodyClientId = readParam(params, 'client_id', { maxLength: 256 });
+  const bodySecret = readParam(params, 'client_secret', { maxLength: 512 });
+  if (header !== undefined) {
+    if (!/^basic /i.test(header)) throw new InvalidClient('Only Basic authentication is accepted in the Authorization header here', true);
+    const basic = readBasicCredentials(header);
+    if (bodySecret !== undefined) {
+      throw new InvalidRequest('Client credentials were sent both in the Authorization header and in the body; use exactly one method');
+    }
+    if (bodyClientId !== undefined && bodyClientId !== basic.clientId) {
+      throw new InvalidRequest('client_id in the body differs from the client id in the Basic credentials');
+    }
+    return { ...basic, method: 'client_secret_basic' };
+  }
+  if (bodyClientId === undefined) {
+    throw new InvalidClient('Client authentication is required: send client_id and client_secret in the body, or HTTP Basic credentials', false);
+  }
+  // Only a public client may send client_id alone; that is checked once the client is known.
+  if (bodySecret === undefined) return { clientId: bodyClientId, method: 'none' };
+  return { clientId: bodyClientId, clientSecret: bodySecret, method: 'client_secret_post' };
+}
+
+export function clientSecretMatches(client: Client, presentedSecret: string, now: Date): boolean {
+  const presentedHash = hashSecret(presentedSecret);
+  if (hashesEqual(presentedHash, client.secretHash)) return true;
+  // During a rotation's grace period, the previous secret is still accepted.
+  return (
+    client.previousSecretHash !== null &&
+    client.previousSecretExpiresAt !== null &&
+    client.previousSecretExpiresAt > now &&
+    hashesEqual(presentedHash, client.previousSecretHash)
+  );
+}
+
+export async function authenticateClient(
+  request: FastifyRequest,
+  params: RawParams,
+  storage: Storage,
+  now: Date,
+): Promise<Client> {
+  const credentials = readClientCredentials(request, params);
+  const triedBasic = credentials.method === 'client_secret_basic';
+  const client = await storage.clients.findById(credentials.clientId);
+  if (!client) throw new InvalidClient(`Client authentication failed: ${unknownClientDescription(credentials.clientId)}`, triedBasic);
+  request.latchClient = client;
+  if (client.tokenEndpointAuthMethod === 'none') {
+    if (credentials.method === 'none') return client;
+    // A secret from a public client means it is configured as confidential somewhere, or a secret leaked into
+    // an app that cannot keep it: refused, so that the mistake is seen rather than silently ignored.
+    throw new InvalidClient(
+      'This client is public (a single-page or mobile app; token_endpoint_auth_method none): it has no secret, so send client_id alone in the body and no client_secret or Basic credentials',
+      triedBasic,
+    );
+  }
+  if (credentials.method === 'none') {
+    throw new InvalidClient('client_secret is required with client_id: this client is confidential (send the secret in the body or as HTTP Basic credentials)', false);
+  }
+  if (!clientSecretMatches(client, credentials.clientSecret, now)) {
+    throw new InvalidClient('Client authentication failed: the client secret is wrong (or was rotated and its grace period is over)', triedBasic);
+  }
+  return client;
+}
+
+/**
+ * The common start of the token, revocation and introspection endpoints (RFC 6749 §3.2, RFC 7009 §2.1, RFC 7662
+ * §2.1): the form body, then the client, authenticated before anything else is read (its own parameters are
+ * read strictly, once each), so that every later failure is recorded against it for its developer console;
+ * then every other parameter at most once.
+ */
+export async function readClientRequest(request: FastifyRequest, storage: Storage, now: Date): Promise<{ params: RawParams; client: Client }> {
+  const params = await readFormParams(request);
+  const client = await authenticateClient(request, params, storage, now);
+  const duplicated = findDuplicatedParam(params);
+  if (duplicated) throw new InvalidRequest(`${duplicated} was sent more than once; send it exactly once`);
+  return { params, client };
+}

@@ -1,0 +1,101 @@
+/**
+ * Client metadata of a registration request (RFC 7591 §2 and §3.1, RFC 7592 §2.2; OIDC Registration 1.0 §2;
+ * docs/protocol-decisions.md "Dynamic client registration"), read into a registration Latch can store. Fields Latch
+ * does not understand are ignored (RFC 7591 §3.1 "MUST ignore"); fields it understands but cannot honour are
+ * `invalid_client_metadata`, and a bad redirect URI is `invalid_redirect_uri` (§3.2.2), each saying what to change.
+ */
+import { checkRedirectUris, ClientRegistrationError, type RegistrationPolicy } from '../../clients/client-registration.js';
+import { isSigningAlgorithm, SIGNING_ALGORITHMS, type SigningAlgorithm } from '../../crypto/signing-algorithms.js';
+import { InvalidClientMetadata, InvalidRedirectUri } from '../../errors.js';
+import type { ClientGrantType, TokenEndpointAuthMethod } from '../../storage/storage.js';
+
+export interface RegisteredMetadata {
+  name: string;
+  redirectUris: string[];
+  isPublic: boolean;
+  tokenEndpointAuthMethod: TokenEndpointAuthMethod;
+  grantTypes: ClientGrantType[];
+  homepageUrl: string | null;
+  postLogoutRedirectUris: string[];
+  backchannelLogoutUri: string | null;
+  idTokenSignedResponseAlg?: SigningAlgorithm;
+}
+
+/** Set by the server only (RFC 7591 §3.2.1, RFC 7592 §2.2): a request that sends one is refused. */
+const SERVER_FIELDS = ['registration_access_token', 'registration_client_uri', 'client_secret_expires_at', 'client_id_issued_at'] as const;
+const AUTH_METHODS = ['none', 'client_secret_basic', 'client_secret_post'] as const;
+const DEFAULT_NAME = 'Unnamed app';
+
+function stringList(body: Record<string, unknown>, field: string): string[] | undefined {
+  const value = body[field];
+  if (value === undefined) return undefined;
+  if (!Array.isArray(value) || !value.every((item) => typeof item === 'string')) throw new InvalidClientMetadata(`${field} must be a JSON array of strings`);
+  return value as string[];
+}
+
+function optionalString(body: Record<string, unknown>, field: string): string | undefined {
+  const value = body[field];
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== 'string') throw new InvalidClientMetadata(`${field} must be a string`);
+  return value;
+}
+
+function homepage(raw: string | undefined, policy: RegistrationPolicy): string | null {
+  if (raw === undefined) return null;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new InvalidClientMetadata('client_uri must be an absolute https:// URL');
+  }
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && policy.developmentMode)) throw new InvalidClientMetadata('client_uri must start with https://');
+  return url.href;
+}
+
+/** Reads the metadata of a registration (POST) or of a full replacement (PUT: the same fields, omitted ones cleared). */
+export function readClientMetadata(body: unknown, policy: RegistrationPolicy): RegisteredMetadata {
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) {
+    throw new InvalidClientMetadata('The request body must be a JSON object of client metadata (RFC 7591 §2), sent as application/json');
+  }
+  const fields = body as Record<string, unknown>;
+  const serverField = SERVER_FIELDS.find((field) => field in fields);
+  if (serverField) throw new InvalidClientMetadata(`${serverField} is set by Latch, not by the client; leave it out`);
+
+  const method = optionalString(fields, 'token_endpoint_auth_method') ?? 'client_secret_basic';
+  if (!(AUTH_METHODS as readonly string[]).includes(method)) {
+    throw new InvalidClientMetadata(`token_endpoint_auth_method ${method} is not supported; use ${AUTH_METHODS.join(', ')}`);
+  }
+  const grantTypes = stringList(fields, 'grant_types') ?? ['authorization_code'];
+  for (const grant of grantTypes) {
+    if (grant === 'client_credentials') throw new InvalidClientMetadata('client_credentials is not available to clients that register themselves; an operator registers services with latch client create');
+    if (grant !== 'authorization_code' && grant !== 'refresh_token') throw new InvalidClientMetadata(`grant_type ${grant} is not supported; use authorization_code and refresh_token`);
+  }
+  if (!grantTypes.includes('authorization_code')) throw new InvalidClientMetadata('grant_types must include authorization_code');
+  // RFC 7591 §2.1: authorization_code goes with response_type code, and Latch has no other.
+  const responseTypes = stringList(fields, 'response_types') ?? ['code'];
+  if (responseTypes.length !== 1 || responseTypes[0] !== 'code') throw new InvalidClientMetadata('response_types must be code only: Latch supports only the authorization code flow');
+
+  const redirectUris = stringList(fields, 'redirect_uris');
+  if (redirectUris === undefined || redirectUris.length === 0) throw new InvalidRedirectUri('redirect_uris is required: a non-empty array of the redirect URIs the client will use');
+  try {
+    checkRedirectUris(redirectUris, policy);
+  } catch (error) {
+    if (error instanceof ClientRegistrationError) throw new InvalidRedirectUri(error.message);
+    throw error;
+  }
+
+  const alg = optionalString(fields, 'id_token_signed_response_alg');
+  if (alg !== undefined && !isSigningAlgorithm(alg)) throw new InvalidClientMetadata(`id_token_signed_response_alg must be one of ${SIGNING_ALGORITHMS.join(', ')}`);
+  const name = optionalString(fields, 'client_name')?.trim();
+  return {
+    name: name === undefined || name === '' ? DEFAULT_NAME : name,
+    redirectUris: [...new Set(redirectUris)],
+    isPublic: method === 'none',
+    tokenEndpointAuthMethod: method === 'none' ? 'none' : 'client_secret_basic',
+    grantTypes: [...new Set(grantTypes)] as ClientGrantType[],
+    homepageUrl: homepage(optionalString(fields, 'client_uri'), policy),
+    postLogoutRedirectUris: stringList(fields, 'post_logout_redirect_uris') ?? [],
+    backchannelLogoutUri: optionalString(fields, 'backchannel_logout_uri') ?? null,
+    ...(alg !== undefined && { idTokenSignedResponseAlg: alg }),
+  };
+}

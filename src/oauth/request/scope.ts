@@ -1,0 +1,33 @@
+/**
+ * Scopes (RFC 6749 §3.3, docs/protocol-decisions.md "Scope"): space-separated; `profile` is the service's one
+ * scope (email, name, avatar); `openid` adds OpenID Connect and on its own grants the account id only (OIDC
+ * Core §5.4: claims come with the scopes that ask for them); `email` grants the email claims (OIDC Core §5.4),
+ * which `profile` already covers; `offline_access` asks for a refresh token (OIDC Core §11;
+ * docs/protocol-decisions.md "Refresh tokens"). No scope means `profile`. Anything else is invalid_scope.
+ *
+ * The granted scope is exactly what was asked for, in a fixed order: client libraries (oauthlib and those
+ * built on it) compare the token response's `scope` with their request and refuse a response that differs.
+ */
+import { InvalidScope } from '../../errors.js';
+
+export const SUPPORTED_SCOPES = ['openid', 'profile', 'email', 'offline_access'] as const;
+
+/** The granted scope for a request's `scope` parameter: every supported value asked for, once, in SUPPORTED_SCOPES order. */
+export function parseScope(raw: string | undefined): string[] {
+  if (raw === undefined || raw.trim() === '') return ['profile'];
+  // RFC 6749 §3.3: scope-token = 1*( %x21 / %x23-5B / %x5D-7E ), separated by single spaces.
+  const tokens = raw.split(' ').filter((token) => token !== '');
+  const unsupported = tokens.filter((token) => !(SUPPORTED_SCOPES as readonly string[]).includes(token));
+  if (unsupported.length > 0) {
+    throw new InvalidScope(`Unsupported scope ${unsupported.map((t) => `'${t}'`).join(', ')}; Latch supports profile, openid, email and offline_access`);
+  }
+  return SUPPORTED_SCOPES.filter((scope) => tokens.includes(scope));
+}
+
+/** The scope that asks for a refresh token (OIDC Core §11). */
+export const OFFLINE_ACCESS = 'offline_access';
+
+/** Whether a consent to `granted` covers a request for `requested`: `profile` covers `email` (spec: profile includes the email). */
+export function includesAll(granted: readonly string[], requested: readonly string[]): boolean {
+  return requested.every((scope) => granted.includes(scope) || (scope === 'email' && granted.includes('profile')));
+}

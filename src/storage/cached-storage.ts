@@ -1,0 +1,199 @@
+/**
+ * Storage with per-process cached reads (cached-reads.ts), wrapped around any Storage whose engine offers an
+ * invalidation signal (invalidation-signal.ts). The repositories underneath know nothing of it.
+ *
+ * Every repository method is classified once, in METHOD_EFFECTS: the type requires an entry for each method,
+ * and cached-storage.test.ts fails on a method of a running Storage that has none. A method classified
+ * `invalidates` signals every process after it returns (also when it throws: it may have committed), so a
+ * new write method cannot leave a revoked token answering /userinfo by forgetting a call.
+ */
+import { CachedReads, readThrough } from './cached-reads.js';
+import type { InvalidationSignal } from './invalidation-signal.js';
+import type { Storage } from './storage.js';
+
+/** What a repository method does to the answers cached here. */
+export type MethodEffect =
+  /** A read answered from the cache (the wrapper below). */
+  | 'cached read'
+  /** A read that goes to the database every time. */
+  | 'read'
+  /** A write that may change a cached answer: every process forgets what it cached, after the write. */
+  | 'invalidates'
+  /**
+   * A write that cannot change a cached answer: an insert (only found rows are cached), a change to a table
+   * no cached read selects, or a delete of rows whose expiry every cache hit checks anyway.
+   */
+  | 'keeps cached reads';
+
+type Repositories = Omit<Storage, 'dialect' | 'transaction' | 'ping' | 'migrationsAreCurrent' | 'close'>;
+
+export type MethodEffects = { readonly [R in keyof Repositories]: { readonly [M in keyof Repositories[R]]: MethodEffect } };
+
+export const METHOD_EFFECTS: MethodEffects = {
+  users: { findById: 'cached read', findByEmail: 'read', insert: 'keeps cached reads', update: 'invalidates', list: 'read' },
+  clients: {
+    findById: 'cached read',
+    list: 'read',
+    listByOwner: 'read',
+    insert: 'keeps cached reads',
+    update: 'invalidates',
+    // Its tokens, consents and codes go with it (cascade).
+    delete: 'invalidates',
+    deleteUnusedRegistrations: 'invalidates',
+  },
+  authorizationCodes: { insert: 'keeps cached reads', consume: 'keeps cached reads', findByHash: 'read', deleteExpired: 'keeps cached reads' },
+  tokens: {
+    insert: 'keeps cached reads',
+    // client_credentials tokens: never cached, always read from the database.
+    insertServiceToken: 'keeps cached reads',
+    findActiveServiceToken: 'read',
+    revokeServiceToken: 'keeps cached reads',
+    // Consumes a code (never cached) and inserts tokens.
+    redeemCode: 'keeps cached reads',
+    // Rotates a refresh token (never cached) and inserts tokens.
+    rotateRefreshToken: 'keeps cached reads',
+    findRefreshByHash: 'read',
+    forgetSuccessors: 'keeps cached reads',
+    findActiveWithUser: 'cached read',
+    findByHash: 'read',
+    // A revoked token must not answer userinfo from any process's cache.
+    revokeAccessToken: 'invalidates',
+    revokeByGrant: 'invalidates',
+    revokeByUserAndClient: 'invalidates',
+    countLiveGrants: 'read',
+    deleteExpired: 'keeps cached reads',
+  },
+  // last_used_at is read by listByUser only, which is never cached.
+  consents: { find: 'cached read', listByUser: 'read', grant: 'invalidates', markUsed: 'keeps cached reads', revoke: 'invalidates' },
+  browserSessions: {
+    insert: 'keeps cached reads',
+    findActive: 'cached read',
+    listByUser: 'read',
+    // A cached session carries last_seen_at.
+    touch: 'invalidates',
+    // The old hash must stop answering in every process.
+    renew: 'invalidates',
+    end: 'invalidates',
+    deleteExpired: 'keeps cached reads',
+  },
+  clientEvents: { insert: 'keeps cached reads', listRecent: 'read', deleteBefore: 'keeps cached reads' },
+  emailLinks: {
+    insert: 'keeps cached reads',
+    findUsable: 'read',
+    consume: 'keeps cached reads',
+    invalidateByUser: 'keeps cached reads',
+    deleteExpired: 'keeps cached reads',
+  },
+  outbox: { insert: 'keeps cached reads', listRecent: 'read', deleteBefore: 'keeps cached reads' },
+  avatarImages: { insert: 'keeps cached reads', findById: 'read', deleteByUserExcept: 'keeps cached reads' },
+  // The signing-key cache reloads on its own timer (keys/signing-key-cache.ts).
+  signingKeys: {
+    listPublished: 'read',
+    listAll: 'read',
+    insert: 'keeps cached reads',
+    endOpenKeys: 'keeps cached reads',
+    retireNow: 'keeps cached reads',
+    deleteRetired: 'keeps cached reads',
+  },
+  // Nothing reads this table through a cache.
+  backchannelLogoutDeliveries: { insert: 'keeps cached reads', claimDue: 'keeps cached reads', reschedule: 'keeps cached reads', delete: 'keeps cached reads' },
+  // Append-only, and read only by listings that go to the database (the account page, `latch events`).
+  auditEvents: { insertMany: 'keeps cached reads', list: 'read', deleteBefore: 'keeps cached reads' },
+  // Second factors are read only during a sign-in and on the account page, always from the database: a code
+  // accepted in one process must be refused in every other at once (RFC 6238 §5.2).
+  secondFactors: {
+    findTotp: 'read',
+    insertTotp: 'keeps cached reads',
+    useTotpStep: 'keeps cached reads',
+    deleteTotp: 'keeps cached reads',
+    listRecoveryCodes: 'read',
+    replaceRecoveryCodes: 'keeps cached reads',
+    useRecoveryCode: 'keeps cached reads',
+    deleteRecoveryCodes: 'keeps cached reads',
+  },
+  // Read only at a passkey ceremony and on the account's pages, from the database.
+  passkeys: { insert: 'keeps cached reads', findByCredentialId: 'read', listByUser: 'read', recordUse: 'keeps cached reads', delete: 'keeps cached reads' },
+};
+
+type AnyMethod = (...args: unknown[]) => Promise<unknown>;
+
+/** One repository with its invalidating writes wrapped; `cachedReads` supplies every `cached read`. */
+function wrapRepository<R extends object>(
+  name: string,
+  inner: R,
+  effects: Record<string, MethodEffect>,
+  cachedReads: Partial<R>,
+  reads: CachedReads,
+): R {
+  const wrapped: Record<string, AnyMethod> = {};
+  for (const [method, effect] of Object.entries(effects)) {
+    const innerMethod = (inner as Record<string, AnyMethod>)[method];
+    if (typeof innerMethod !== 'function') throw new Error(`cached storage: ${name}.${method} is classified but does not exist`);
+    const call = innerMethod.bind(inner);
+    if (effect === 'cached read') {
+      const cached = (cachedReads as Record<string, AnyMethod | undefined>)[method];
+      if (!cached) throw new Error(`cached storage: ${name}.${method} is a cached read without a cache`);
+      wrapped[method] = cached;
+    } else if (effect === 'invalidates') {
+      wrapped[method] = async (...args) => {
+        try {
+          return await call(...args);
+        } finally {
+          reads.invalidate();
+        }
+      };
+    } else {
+      wrapped[method] = call;
+    }
+  }
+  return wrapped as unknown as R;
+}
+
+export function createCachedStorage(inner: Storage, signal: InvalidationSignal): Storage {
+  const reads = new CachedReads(signal);
+  const wrap = <K extends keyof Repositories>(name: K, cachedReads: Partial<Repositories[K]> = {}): Repositories[K] =>
+    wrapRepository(name, inner[name], METHOD_EFFECTS[name] as Record<string, MethodEffect>, cachedReads, reads);
+  return {
+    dialect: inner.dialect,
+    users: wrap('users', {
+      findById: (id) => readThrough(reads, reads.users, String(id), () => inner.users.findById(id)),
+    }),
+    clients: wrap('clients', {
+      findById: (clientId) => readThrough(reads, reads.clients, clientId, () => inner.clients.findById(clientId)),
+    }),
+    authorizationCodes: wrap('authorizationCodes'),
+    tokens: wrap('tokens', {
+      // The new token of an exchange is not cached: an entry per exchange lives long enough to be promoted to
+      // V8's old space, and the churn shows as major-GC pauses. Userinfo caches it on first use.
+      findActiveWithUser: (tokenHash, now) =>
+        readThrough(reads, reads.activeTokens, tokenHash, () => inner.tokens.findActiveWithUser(tokenHash, now), (found) => found.token.expiresAt > now),
+    }),
+    consents: wrap('consents', {
+      find: (userId, clientId) => readThrough(reads, reads.consents, `${userId} ${clientId}`, () => inner.consents.find(userId, clientId)),
+    }),
+    browserSessions: wrap('browserSessions', {
+      findActive: (sessionHash, now) =>
+        readThrough(reads, reads.browserSessions, sessionHash, () => inner.browserSessions.findActive(sessionHash, now), (session) => session.expiresAt > now),
+    }),
+    clientEvents: wrap('clientEvents'),
+    emailLinks: wrap('emailLinks'),
+    outbox: wrap('outbox'),
+    avatarImages: wrap('avatarImages'),
+    signingKeys: wrap('signingKeys'),
+    backchannelLogoutDeliveries: wrap('backchannelLogoutDeliveries'),
+    auditEvents: wrap('auditEvents'),
+    secondFactors: wrap('secondFactors'),
+    passkeys: wrap('passkeys'),
+    // Inside, repositories run on the transaction, uncached; anything it changed is signalled once it ends.
+    transaction: async (fn) => {
+      try {
+        return await inner.transaction(fn);
+      } finally {
+        reads.invalidate();
+      }
+    },
+    ping: () => inner.ping(),
+    migrationsAreCurrent: () => inner.migrationsAreCurrent(),
+    close: () => inner.close(),
+  };
+}

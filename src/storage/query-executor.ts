@@ -1,0 +1,60 @@
+/**
+ * How repositories run their compiled queries: the one seam between the plain Kysely repositories and the
+ * engine underneath. Kysely itself is one executor (PostgreSQL, an in-memory SQLite database, and anything
+ * bound to a transaction); the SQLite engine (sqlite/engine.ts) is the other, with synchronous reads and
+ * group commit. Repositories never learn which one runs them.
+ *
+ * A write of several statements that must happen together is a plan: a generator that yields each compiled
+ * statement and receives its result, so that it is written once and each executor runs it its own way (the
+ * SQLite engine synchronously inside one group-commit unit, Kysely awaiting each statement in a transaction).
+ */
+import type { CompiledQuery, Kysely, QueryResult } from 'kysely';
+import type { Database } from './database.js';
+
+/**
+ * Statements of one atomic write, each answered with its result; the plan's return value is the write's.
+ * In a plan, `(yield query) as QueryResult<Row>` runs one statement (plain yield: delegating with yield* to a
+ * helper generator cost a code exchange measurable CPU and garbage).
+ */
+export type WritePlan<T> = Generator<CompiledQuery, T, QueryResult<unknown>>;
+
+/**
+ * Another way to run a plan's write, for an executor where each statement is a round trip and a transaction
+ * two more (PostgreSQL, postgres/postgres-executor.ts): `autocommit` gives statements that are each atomic on
+ * their own (a data-modifying CTE doing the plan's whole write in one statement) and correct without a
+ * transaction around them. Executors that run plans cheaply (the SQLite engine, a transaction) ignore it.
+ */
+export interface RunOptions<T> {
+  autocommit?: () => WritePlan<T>;
+}
+
+export interface QueryExecutor {
+  /** Runs a select on committed data. */
+  read<Row>(query: CompiledQuery<Row>): Promise<QueryResult<Row>>;
+  /** Runs one statement that writes, atomically on its own. */
+  write<Row>(query: CompiledQuery<Row>): Promise<QueryResult<Row>>;
+  /** Runs every statement of a plan or none: a plan that throws writes nothing. */
+  run<T>(plan: WritePlan<T>, options?: RunOptions<T>): Promise<T>;
+}
+
+/** Runs a plan with a synchronous `execute` (the SQLite engine, inside a write unit). */
+export function runPlanNow<T>(plan: WritePlan<T>, execute: (query: CompiledQuery) => QueryResult<unknown>): T {
+  let next = plan.next();
+  while (!next.done) next = plan.next(execute(next.value));
+  return next.value;
+}
+
+async function runPlanOn<T>(db: Kysely<Database>, plan: WritePlan<T>): Promise<T> {
+  let next = plan.next();
+  while (!next.done) next = plan.next(await db.executeQuery(next.value));
+  return next.value;
+}
+
+/** Kysely as the executor: a plan runs in a transaction, or in the one `db` is already bound to. */
+export function kyselyExecutor(db: Kysely<Database>): QueryExecutor {
+  return {
+    read: (query) => db.executeQuery(query),
+    write: (query) => db.executeQuery(query),
+    run: (plan) => (db.isTransaction ? runPlanOn(db, plan) : db.transaction().execute((trx) => runPlanOn(trx, plan))),
+  };
+}

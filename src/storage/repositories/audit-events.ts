@@ -1,0 +1,115 @@
+/**
+ * The audit trail's table (migration 2026_11_24_0500). Events arrive in batches from audit/audit-log.ts: one
+ * multi-row insert per batch, through the executor, so that on the embedded database a batch joins the group
+ * commit of the turn it was flushed in instead of committing on its own.
+ */
+import { sql, type CompiledQuery, type Kysely } from 'kysely';
+import type { AuditEventRow, Database } from '../database.js';
+import type { AuditEventRepository, ListedAuditEvent, NewAuditEvent } from '../storage.js';
+import type { QueryExecutor, WritePlan } from '../query-executor.js';
+import { fromEpochSeconds, toEpochSeconds } from './columns.js';
+import { deleteRows } from './batched-delete.js';
+
+/** Rows per insert statement: 9 values each, far below either database's limit on bound parameters. */
+const ROWS_PER_STATEMENT = 500;
+
+type AuditEventValues = ReturnType<typeof toRow>;
+
+function toRow(event: NewAuditEvent) {
+  return {
+    created_at: toEpochSeconds(event.createdAt),
+    type: event.type,
+    user_id: event.userId,
+    actor_user_id: event.actorUserId,
+    client_id: event.clientId,
+    ip_address: event.ipAddress,
+    user_agent: event.userAgent,
+    request_id: event.requestId,
+    details: event.details === null ? null : JSON.stringify(event.details),
+  };
+}
+
+function toListedEvent(row: AuditEventRow & { user_email: string | null }): ListedAuditEvent {
+  return {
+    id: Number(row.id),
+    createdAt: fromEpochSeconds(row.created_at),
+    type: row.type,
+    userId: row.user_id === null ? null : Number(row.user_id),
+    actorUserId: row.actor_user_id === null ? null : Number(row.actor_user_id),
+    clientId: row.client_id,
+    ipAddress: row.ip_address,
+    userAgent: row.user_agent,
+    requestId: row.request_id,
+    details: row.details === null ? null : (JSON.parse(row.details) as Record<string, unknown>),
+    userEmail: row.user_email,
+  };
+}
+
+/**
+ * The multi-row insert, compiled by Kysely once per database and row count and then only given new values: Kysely
+ * builds and compiles a 40-row insert in about 90 µs, more than writing the rows costs (BENCHMARKS.md, "Audit
+ * events: buffered inserts"). Its parameters are the rows' values, row by row, in toRow's column order. The
+ * counts seen under a steady load fall in a narrow band; past CACHED_COUNTS distinct ones the cache starts over.
+ */
+const CACHED_COUNTS = 64;
+const insertsByAdapter = new WeakMap<object, Map<number, CompiledQuery>>();
+
+export function compileAuditInsert(db: Kysely<Database>, rows: readonly AuditEventValues[]): CompiledQuery {
+  const adapter = db.getExecutor().adapter;
+  let byCount = insertsByAdapter.get(adapter);
+  if (!byCount) insertsByAdapter.set(adapter, (byCount = new Map()));
+  const compiled = byCount.get(rows.length);
+  if (!compiled) {
+    if (byCount.size >= CACHED_COUNTS) byCount.clear();
+    const fresh = db.insertInto('audit_events').values(rows as AuditEventValues[]).compile();
+    byCount.set(rows.length, fresh);
+    return fresh;
+  }
+  const parameters: unknown[] = [];
+  for (const row of rows) {
+    parameters.push(row.created_at, row.type, row.user_id, row.actor_user_id, row.client_id, row.ip_address, row.user_agent, row.request_id, row.details);
+  }
+  return { ...compiled, parameters };
+}
+
+export function createAuditEventRepository(db: Kysely<Database>, executor: QueryExecutor): AuditEventRepository {
+  return {
+    async insertMany(events) {
+      if (events.length === 0) return;
+      const statements = [];
+      for (let start = 0; start < events.length; start += ROWS_PER_STATEMENT) {
+        statements.push(compileAuditInsert(db, events.slice(start, start + ROWS_PER_STATEMENT).map(toRow)));
+      }
+      if (statements.length === 1) {
+        await executor.write(statements[0]!);
+        return;
+      }
+      // Several statements: all or none, so that a batch retried after a failure is never written twice.
+      await executor.run(
+        (function* (): WritePlan<void> {
+          for (const statement of statements) yield statement;
+        })(),
+      );
+    },
+
+    async list(filter) {
+      let query = db
+        .selectFrom('audit_events as e')
+        .leftJoin('users as u', 'u.id', 'e.user_id')
+        .selectAll('e')
+        .select('u.email as user_email');
+      if (filter.userId !== undefined) query = query.where('e.user_id', '=', filter.userId);
+      if (filter.clientId !== undefined) query = query.where('e.client_id', '=', filter.clientId);
+      if (filter.types !== undefined) query = filter.types.length === 0 ? query.where(sql<boolean>`1 = 0`) : query.where('e.type', 'in', filter.types);
+      // substr, not LIKE (type names hold `_`) and not a range (PostgreSQL's collations may ignore the dots).
+      if (filter.typePrefix !== undefined) query = query.where(sql<string>`substr(${sql.ref('e.type')}, 1, ${sql.lit(filter.typePrefix.length)})`, '=', filter.typePrefix);
+      if (filter.since !== undefined) query = query.where('e.created_at', '>=', toEpochSeconds(filter.since));
+      const rows = await query.orderBy('e.created_at', 'desc').orderBy('e.id', 'desc').limit(filter.limit).execute();
+      return rows.map(toListedEvent);
+    },
+
+    deleteBefore(before, limit) {
+      return deleteRows(db, 'audit_events', 'id', 'created_at', (q) => q.where('created_at', '<', toEpochSeconds(before)), limit);
+    },
+  };
+}

@@ -1,0 +1,591 @@
+/**
+ * The token repository: every token Latch issues is inserted here, whatever the grant, so that a token family
+ * (its grant id) is one place to revoke. The authorization_code grant's redemption is one plan
+ * (query-executor.ts): consume the code, insert the token, both or neither.
+ */
+import { sql, type Kysely, type QueryResult } from 'kysely';
+import type { AccessTokenRow, AuthorizationCodeRow, Database, RefreshTokenRow } from '../database.js';
+import type {
+  AccessToken,
+  AuthorizationCode,
+  ConsumeConditions,
+  IssuedRefreshToken,
+  NewAccessToken,
+  RedeemedAccessToken,
+  RefreshRotation,
+  RefreshToken,
+  TokenRepository,
+} from '../storage.js';
+import { fromEpochSeconds, fromNullableEpochSeconds, fromScopeText, toEpochSeconds, toExpiryEpochSeconds, toScopeText } from './columns.js';
+import { precompileQuery, type Parameter } from '../precompiled-query.js';
+import type { QueryExecutor, WritePlan } from '../query-executor.js';
+import { consumeShapeOf, consumeStatement, consumeUpdate, consumeValues, toAuthorizationCode, type ConsumeShape, type ConsumeValues } from './authorization-codes.js';
+import { toUser } from './users.js';
+import { deleteRows } from './batched-delete.js';
+import { createServiceTokenMethods, deleteExpiredServiceTokens } from './service-tokens.js';
+
+// The queries of the hot paths (token response, userinfo), compiled once (precompiled-query.ts).
+const insertAccessToken = precompileQuery(
+  (
+    db,
+    p: Parameter<{ tokenHash: string; clientId: string; userId: number; scope: string; grantId: string; createdAt: number; expiresAt: number }>,
+  ) =>
+    db.insertInto('access_tokens').values({
+      token_hash: p('tokenHash'),
+      client_id: p('clientId'),
+      user_id: p('userId'),
+      scope: p('scope'),
+      grant_id: p('grantId'),
+      created_at: p('createdAt'),
+      expires_at: p('expiresAt'),
+      revoked_at: null,
+    }),
+);
+
+const findActiveTokenWithUser = precompileQuery(
+  (db, p: Parameter<{ tokenHash: string; now: number }>) =>
+    db
+      .selectFrom('access_tokens as t')
+      .innerJoin('users as u', 'u.id', 't.user_id')
+      .select([
+        't.token_hash', 't.client_id', 't.user_id', 't.scope', 't.grant_id', 't.created_at',
+        't.expires_at', 't.revoked_at',
+        'u.id', 'u.email', 'u.email_normalized', 'u.email_verified', 'u.name', 'u.avatar_url', 'u.password_hash',
+        'u.created_at as user_created_at', 'u.updated_at as user_updated_at',
+      ])
+      .where('t.token_hash', '=', p('tokenHash'))
+      .where('t.revoked_at', 'is', null)
+      .where('t.expires_at', '>', p('now')),
+);
+
+function toAccessToken(row: AccessTokenRow): AccessToken {
+  return {
+    tokenHash: row.token_hash,
+    clientId: row.client_id,
+    userId: Number(row.user_id),
+    scope: fromScopeText(row.scope),
+    grantId: row.grant_id,
+    createdAt: fromEpochSeconds(row.created_at),
+    expiresAt: fromEpochSeconds(row.expires_at),
+    revokedAt: fromNullableEpochSeconds(row.revoked_at),
+  };
+}
+
+function tokenValues(token: NewAccessToken) {
+  return {
+    tokenHash: token.tokenHash,
+    clientId: token.clientId,
+    userId: token.userId,
+    scope: toScopeText(token.scope),
+    grantId: token.grantId,
+    createdAt: toEpochSeconds(token.createdAt),
+    expiresAt: toExpiryEpochSeconds(token.expiresAt),
+  };
+}
+
+/** Consume the code, then insert the token issued from it: both, or neither (query-executor.ts runs it). */
+const insertRefreshToken = precompileQuery(
+  (
+    db,
+    p: Parameter<{
+      tokenHash: string;
+      grantId: string;
+      clientId: string;
+      userId: number;
+      scope: string;
+      authTime: number;
+      sid: string | null;
+      createdAt: number;
+      expiresAt: number;
+      grantExpiresAt: number;
+    }>,
+  ) =>
+    db.insertInto('refresh_tokens').values({
+      token_hash: p('tokenHash'),
+      grant_id: p('grantId'),
+      client_id: p('clientId'),
+      user_id: p('userId'),
+      scope: p('scope'),
+      auth_time: p('authTime'),
+      sid: p('sid'),
+      created_at: p('createdAt'),
+      expires_at: p('expiresAt'),
+      grant_expires_at: p('grantExpiresAt'),
+      rotated_at: null,
+      successor_encrypted: null,
+      revoked_at: null,
+    }),
+);
+
+/**
+ * Single use of a refresh token as one conditional update, as for codes: whoever sets rotated_at first rotates
+ * it; every other refresh of it (a race, a retry, a replay) matches nothing.
+ */
+const rotateRefresh = precompileQuery((db, p: Parameter<{ tokenHash: string; clientId: string; now: number; successorEncrypted: string }>) =>
+  db
+    .updateTable('refresh_tokens')
+    .set({ rotated_at: p('now'), successor_encrypted: p('successorEncrypted') })
+    .where('token_hash', '=', p('tokenHash'))
+    .where('client_id', '=', p('clientId'))
+    .where('rotated_at', 'is', null)
+    .where('revoked_at', 'is', null)
+    .where('expires_at', '>', p('now'))
+    .where('grant_expires_at', '>', p('now'))
+    .returningAll(),
+);
+
+export function toRefreshToken(row: RefreshTokenRow): RefreshToken {
+  return {
+    tokenHash: row.token_hash,
+    grantId: row.grant_id,
+    clientId: row.client_id,
+    userId: Number(row.user_id),
+    scope: fromScopeText(row.scope),
+    authTime: fromEpochSeconds(row.auth_time),
+    createdAt: fromEpochSeconds(row.created_at),
+    expiresAt: fromEpochSeconds(row.expires_at),
+    grantExpiresAt: fromEpochSeconds(row.grant_expires_at),
+    rotatedAt: fromNullableEpochSeconds(row.rotated_at),
+    successorEncrypted: row.successor_encrypted,
+    revokedAt: fromNullableEpochSeconds(row.revoked_at),
+    sid: row.sid,
+  };
+}
+
+/** Rotate the presented refresh token, then insert its successor and the new access token: all, or nothing. */
+function* rotateRefreshPlan(db: Kysely<Database>, rotation: RefreshRotation, now: Date): WritePlan<{ rotated: RefreshToken; scope: string[] } | null> {
+  const at = toEpochSeconds(now);
+  const row = (
+    (yield rotateRefresh(db, { tokenHash: rotation.tokenHash, clientId: rotation.clientId, now: at, successorEncrypted: rotation.successor.encrypted })) as QueryResult<RefreshTokenRow>
+  ).rows[0];
+  if (!row) return null;
+  const rotated = toRefreshToken(row);
+  // May throw (a wider scope than granted): the whole plan, the rotation included, is then undone.
+  const scope = rotation.narrowScope(rotated.scope);
+  yield insertRefreshToken(db, {
+    tokenHash: rotation.successor.tokenHash,
+    grantId: row.grant_id,
+    clientId: row.client_id,
+    userId: Number(row.user_id),
+    scope: row.scope,
+    authTime: Number(row.auth_time),
+    // The session the grant was approved in: id_tokens from every refresh carry its sid.
+    sid: row.sid,
+    createdAt: at,
+    // Idle expiry from now, never past the grant's absolute one.
+    expiresAt: Math.min(toExpiryEpochSeconds(new Date(now.getTime() + rotation.successor.idleSeconds * 1000)), Number(row.grant_expires_at)),
+    grantExpiresAt: Number(row.grant_expires_at),
+  });
+  yield insertAccessToken(db, {
+    tokenHash: rotation.accessToken.tokenHash,
+    clientId: row.client_id,
+    userId: Number(row.user_id),
+    scope: toScopeText(scope),
+    grantId: row.grant_id,
+    createdAt: toEpochSeconds(rotation.accessToken.createdAt),
+    expiresAt: toExpiryEpochSeconds(rotation.accessToken.expiresAt),
+  });
+  return { rotated: { ...rotated, rotatedAt: now, successorEncrypted: rotation.successor.encrypted }, scope };
+}
+
+function* redeemCodePlan(
+  db: Kysely<Database>,
+  conditions: ConsumeConditions,
+  token: RedeemedAccessToken,
+  now: Date,
+  refreshToken: (() => IssuedRefreshToken) | undefined,
+): WritePlan<AuthorizationCode | null> {
+  const consumed = ((yield consumeStatement(db, conditions, now)) as QueryResult<AuthorizationCodeRow>).rows[0];
+  if (!consumed) return null;
+  // Client, user, scope and grant are the code's, copied column to column.
+  yield insertAccessToken(db, {
+    tokenHash: token.tokenHash,
+    clientId: consumed.client_id,
+    userId: Number(consumed.user_id),
+    scope: consumed.scope,
+    grantId: consumed.grant_id,
+    createdAt: toEpochSeconds(token.createdAt),
+    expiresAt: toExpiryEpochSeconds(token.expiresAt),
+  });
+  // OIDC Core §11: a refresh token only for a grant that includes offline access.
+  if (refreshToken && fromScopeText(consumed.scope).includes('offline_access')) {
+    const issued = refreshToken();
+    yield insertRefreshToken(db, {
+      tokenHash: issued.tokenHash,
+      grantId: consumed.grant_id,
+      clientId: consumed.client_id,
+      userId: Number(consumed.user_id),
+      scope: consumed.scope,
+      authTime: Number(consumed.auth_time),
+      sid: consumed.sid,
+      createdAt: toEpochSeconds(now),
+      expiresAt: toExpiryEpochSeconds(issued.expiresAt),
+      grantExpiresAt: toExpiryEpochSeconds(issued.grantExpiresAt),
+    });
+  }
+  return toAuthorizationCode(consumed);
+}
+
+/** The scope a live refresh token was granted (the first step of the rotation's PostgreSQL form). */
+const findRefreshScope = precompileQuery((db, p: Parameter<{ tokenHash: string; clientId: string }>) =>
+  db.selectFrom('refresh_tokens').select('scope').where('token_hash', '=', p('tokenHash')).where('client_id', '=', p('clientId')),
+);
+
+/**
+ * The rotation as one statement, for PostgreSQL: the same conditional update as rotateRefresh (and the scope
+ * read just before, which never changes), the successor and the access token inserted from the row it
+ * returns. Two rotations of one token race on the update; the loser's inserts see no row.
+ */
+const rotateRefreshStatement = precompileQuery(
+  (
+    db,
+    p: Parameter<{
+      tokenHash: string;
+      clientId: string;
+      now: number;
+      successorEncrypted: string;
+      grantedScope: string;
+      successorHash: string;
+      successorExpiresAt: number;
+      accessTokenHash: string;
+      accessScope: string;
+      accessCreatedAt: number;
+      accessExpiresAt: number;
+    }>,
+  ) =>
+    db
+      .with('rotated', (qc) =>
+        qc
+          .updateTable('refresh_tokens')
+          .set({ rotated_at: p('now'), successor_encrypted: p('successorEncrypted') })
+          .where('token_hash', '=', p('tokenHash'))
+          .where('client_id', '=', p('clientId'))
+          .where('rotated_at', 'is', null)
+          .where('revoked_at', 'is', null)
+          .where('expires_at', '>', p('now'))
+          .where('grant_expires_at', '>', p('now'))
+          .where('scope', '=', p('grantedScope'))
+          .returningAll(),
+      )
+      .with('successor', (qc) =>
+        qc
+          .insertInto('refresh_tokens')
+          .columns(['token_hash', 'grant_id', 'client_id', 'user_id', 'scope', 'auth_time', 'sid', 'created_at', 'expires_at', 'grant_expires_at'])
+          .expression(
+            qc
+              .selectFrom('rotated')
+              // Casts: PostgreSQL types a bare parameter in a select list as text.
+              .select([
+                sql<string>`cast(${p('successorHash')} as text)`.as('token_hash'),
+                'grant_id',
+                'client_id',
+                'user_id',
+                'scope',
+                'auth_time',
+                // The session the grant was approved in: id_tokens from every refresh carry its sid.
+                'sid',
+                sql<number>`cast(${p('now')} as bigint)`.as('created_at'),
+                // Idle expiry from now, never past the grant's absolute one.
+                sql<number>`least(cast(${p('successorExpiresAt')} as bigint), grant_expires_at)`.as('expires_at'),
+                'grant_expires_at',
+              ]),
+          ),
+      )
+      .with('access', (qc) =>
+        qc
+          .insertInto('access_tokens')
+          .columns(['token_hash', 'client_id', 'user_id', 'scope', 'grant_id', 'created_at', 'expires_at'])
+          .expression(
+            qc
+              .selectFrom('rotated')
+              .select([
+                sql<string>`cast(${p('accessTokenHash')} as text)`.as('token_hash'),
+                'client_id',
+                'user_id',
+                sql<string>`cast(${p('accessScope')} as text)`.as('scope'),
+                'grant_id',
+                sql<number>`cast(${p('accessCreatedAt')} as bigint)`.as('created_at'),
+                sql<number>`cast(${p('accessExpiresAt')} as bigint)`.as('expires_at'),
+              ]),
+          ),
+      )
+      .selectFrom('rotated')
+      .selectAll(),
+);
+
+/**
+ * rotateRefreshPlan in two statements each atomic on their own (query-executor.ts RunOptions, PostgreSQL):
+ * read the granted scope and narrow it (a refusal writes nothing, as in the plan), then rotate and insert in
+ * one statement, which also checks that scope.
+ */
+function* rotateRefreshAutocommit(db: Kysely<Database>, rotation: RefreshRotation, now: Date): WritePlan<{ rotated: RefreshToken; scope: string[] } | null> {
+  const found = ((yield findRefreshScope(db, { tokenHash: rotation.tokenHash, clientId: rotation.clientId })) as QueryResult<{ scope: string }>).rows[0];
+  if (!found) return null;
+  const scope = rotation.narrowScope(fromScopeText(found.scope));
+  const at = toEpochSeconds(now);
+  const row = (
+    (yield rotateRefreshStatement(db, {
+      tokenHash: rotation.tokenHash,
+      clientId: rotation.clientId,
+      now: at,
+      successorEncrypted: rotation.successor.encrypted,
+      grantedScope: found.scope,
+      successorHash: rotation.successor.tokenHash,
+      successorExpiresAt: toExpiryEpochSeconds(new Date(now.getTime() + rotation.successor.idleSeconds * 1000)),
+      accessTokenHash: rotation.accessToken.tokenHash,
+      accessScope: toScopeText(scope),
+      accessCreatedAt: toEpochSeconds(rotation.accessToken.createdAt),
+      accessExpiresAt: toExpiryEpochSeconds(rotation.accessToken.expiresAt),
+    })) as QueryResult<RefreshTokenRow>
+  ).rows[0];
+  if (!row) return null;
+  return { rotated: { ...toRefreshToken(row), rotatedAt: now, successorEncrypted: rotation.successor.encrypted }, scope };
+}
+
+type RedeemValues = ConsumeValues & {
+  tokenHash: string;
+  createdAt: number;
+  expiresAt: number;
+  refreshTokenHash: string;
+  refreshExpiresAt: number;
+  grantExpiresAt: number;
+};
+/**
+ * Which codes a one-statement redemption takes: any code and no refresh token (the caller issues none), only
+ * codes without offline_access (a refresh token would be due for the others), or the codes with it, with
+ * their refresh token.
+ */
+type RedeemScope = 'any' | 'without offline_access' | 'with refresh token';
+
+/** The code's stored scope text (space-separated) names offline_access. */
+const hasOfflineAccess = sql<boolean>`(' ' || scope || ' ') like '% offline_access %'`;
+
+/**
+ * The redemption as one statement, for PostgreSQL (data-modifying CTEs): consume the code (the same
+ * conditional update as consumeStatement) and insert the token(s) from the row it returns. One statement is
+ * atomic, so both or neither, without BEGIN and COMMIT; two redemptions of one code race on the update as
+ * before, and the loser's inserts see no row.
+ */
+function buildRedeemStatement(shape: ConsumeShape, scope: RedeemScope) {
+  return precompileQuery((db, p: Parameter<RedeemValues>) => {
+    const consume = consumeUpdate(db, p, shape);
+    const statement = db
+      .with('consumed', () => (scope === 'any' ? consume : consume.where(hasOfflineAccess, '=', scope === 'with refresh token')).returningAll())
+      .with('access', (qc) =>
+        qc
+          .insertInto('access_tokens')
+          .columns(['token_hash', 'client_id', 'user_id', 'scope', 'grant_id', 'created_at', 'expires_at'])
+          .expression(
+            qc
+              .selectFrom('consumed')
+              // Casts: PostgreSQL types a bare parameter in a select list as text.
+              .select([
+                sql<string>`cast(${p('tokenHash')} as text)`.as('token_hash'),
+                'client_id',
+                'user_id',
+                'scope',
+                'grant_id',
+                sql<number>`cast(${p('createdAt')} as bigint)`.as('created_at'),
+                sql<number>`cast(${p('expiresAt')} as bigint)`.as('expires_at'),
+              ]),
+          ),
+      );
+    if (scope !== 'with refresh token') return statement.selectFrom('consumed').selectAll();
+    return statement
+      .with('refresh', (qc) =>
+        qc
+          .insertInto('refresh_tokens')
+          .columns(['token_hash', 'grant_id', 'client_id', 'user_id', 'scope', 'auth_time', 'sid', 'created_at', 'expires_at', 'grant_expires_at'])
+          .expression(
+            qc
+              .selectFrom('consumed')
+              .select([
+                sql<string>`cast(${p('refreshTokenHash')} as text)`.as('token_hash'),
+                'grant_id',
+                'client_id',
+                'user_id',
+                'scope',
+                'auth_time',
+                'sid',
+                sql<number>`cast(${p('now')} as bigint)`.as('created_at'),
+                sql<number>`cast(${p('refreshExpiresAt')} as bigint)`.as('expires_at'),
+                sql<number>`cast(${p('grantExpiresAt')} as bigint)`.as('grant_expires_at'),
+              ]),
+          ),
+      )
+      .selectFrom('consumed')
+      .selectAll();
+  });
+}
+const redeemStatements = new Map<string, ReturnType<typeof buildRedeemStatement>>();
+function redeemStatementFor(shape: ConsumeShape, scope: RedeemScope) {
+  const key = `${shape.compareRedirectUri}/${shape.challenge}/${scope}`;
+  let statement = redeemStatements.get(key);
+  if (!statement) redeemStatements.set(key, (statement = buildRedeemStatement(shape, scope)));
+  return statement;
+}
+
+/**
+ * redeemCodePlan as statements each atomic on their own (query-executor.ts RunOptions, PostgreSQL): one
+ * statement for a code without offline_access, or whenever no refresh token is asked for. A refresh token is
+ * issued (the caller's `refreshToken()` called) only before the second statement, which can consume only a
+ * code the first left because it has offline_access (a code's scope never changes); a code that matches
+ * neither costs both statements and is refused as before.
+ */
+function* redeemCodeAutocommit(
+  db: Kysely<Database>,
+  conditions: ConsumeConditions,
+  token: RedeemedAccessToken,
+  now: Date,
+  refreshToken: (() => IssuedRefreshToken) | undefined,
+): WritePlan<AuthorizationCode | null> {
+  const shape = consumeShapeOf(conditions);
+  const values: RedeemValues = {
+    ...consumeValues(conditions, now),
+    tokenHash: token.tokenHash,
+    createdAt: toEpochSeconds(token.createdAt),
+    expiresAt: toExpiryEpochSeconds(token.expiresAt),
+    refreshTokenHash: '',
+    refreshExpiresAt: 0,
+    grantExpiresAt: 0,
+  };
+  const first = ((yield redeemStatementFor(shape, refreshToken ? 'without offline_access' : 'any')(db, values)) as QueryResult<AuthorizationCodeRow>).rows[0];
+  if (first) return toAuthorizationCode(first);
+  if (!refreshToken) return null;
+  const issued = refreshToken();
+  const second = (
+    (yield redeemStatementFor(shape, 'with refresh token')(db, {
+      ...values,
+      refreshTokenHash: issued.tokenHash,
+      refreshExpiresAt: toExpiryEpochSeconds(issued.expiresAt),
+      grantExpiresAt: toExpiryEpochSeconds(issued.grantExpiresAt),
+    })) as QueryResult<AuthorizationCodeRow>
+  ).rows[0];
+  return second ? toAuthorizationCode(second) : null;
+}
+
+export function createTokenRepository(db: Kysely<Database>, executor: QueryExecutor): TokenRepository {
+  return {
+    async insert(token) {
+      await executor.write(insertAccessToken(db, tokenValues(token)));
+    },
+
+    ...createServiceTokenMethods(db),
+
+    redeemCode(conditions, token, now, refreshToken) {
+      return executor.run(redeemCodePlan(db, conditions, token, now, refreshToken), {
+        autocommit: () => redeemCodeAutocommit(db, conditions, token, now, refreshToken),
+      });
+    },
+
+    rotateRefreshToken(rotation, now) {
+      return executor.run(rotateRefreshPlan(db, rotation, now), { autocommit: () => rotateRefreshAutocommit(db, rotation, now) });
+    },
+
+    async findRefreshByHash(tokenHash) {
+      const row = await db.selectFrom('refresh_tokens').selectAll().where('token_hash', '=', tokenHash).executeTakeFirst();
+      return row ? toRefreshToken(row) : null;
+    },
+
+    async forgetSuccessors(before) {
+      const result = await db
+        .updateTable('refresh_tokens')
+        .set({ successor_encrypted: null })
+        .where('rotated_at', '<', toEpochSeconds(before))
+        .where('successor_encrypted', 'is not', null)
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows);
+    },
+
+    async findActiveWithUser(tokenHash, now) {
+      const row = (await executor.read(findActiveTokenWithUser(db, { tokenHash, now: toEpochSeconds(now) }))).rows[0];
+      if (!row) return null;
+      return {
+        token: toAccessToken(row),
+        user: toUser({ ...row, created_at: row.user_created_at, updated_at: row.user_updated_at }),
+      };
+    },
+
+    async findByHash(tokenHash) {
+      const row = await db.selectFrom('access_tokens').selectAll().where('token_hash', '=', tokenHash).executeTakeFirst();
+      return row ? toAccessToken(row) : null;
+    },
+
+    async revokeAccessToken(tokenHash, clientId, now) {
+      const result = await db
+        .updateTable('access_tokens')
+        .set({ revoked_at: toEpochSeconds(now) })
+        .where('token_hash', '=', tokenHash)
+        .where('client_id', '=', clientId)
+        .where('revoked_at', 'is', null)
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows) === 1;
+    },
+
+    async revokeByGrant(grantId, now) {
+      const at = toEpochSeconds(now);
+      // Refresh tokens first: once they are revoked no new access token can join the grant.
+      const refresh = await db.updateTable('refresh_tokens').set({ revoked_at: at }).where('grant_id', '=', grantId).where('revoked_at', 'is', null).executeTakeFirst();
+      const access = await db.updateTable('access_tokens').set({ revoked_at: at }).where('grant_id', '=', grantId).where('revoked_at', 'is', null).executeTakeFirst();
+      return Number(refresh.numUpdatedRows) + Number(access.numUpdatedRows);
+    },
+
+    async revokeByUserAndClient(userId, clientId, now) {
+      const at = toEpochSeconds(now);
+      const refresh = await db
+        .updateTable('refresh_tokens')
+        .set({ revoked_at: at })
+        .where('user_id', '=', userId)
+        .where('client_id', '=', clientId)
+        .where('revoked_at', 'is', null)
+        .executeTakeFirst();
+      const access = await db
+        .updateTable('access_tokens')
+        .set({ revoked_at: at })
+        .where('user_id', '=', userId)
+        .where('client_id', '=', clientId)
+        .where('revoked_at', 'is', null)
+        .executeTakeFirst();
+      return Number(refresh.numUpdatedRows) + Number(access.numUpdatedRows);
+    },
+
+    async countLiveGrants(clientId, now) {
+      const at = toEpochSeconds(now);
+      const live = db
+        .selectFrom('access_tokens')
+        .select('grant_id')
+        .where('client_id', '=', clientId)
+        .where('revoked_at', 'is', null)
+        .where('expires_at', '>', at)
+        .union(
+          db
+            .selectFrom('refresh_tokens')
+            .select('grant_id')
+            .where('client_id', '=', clientId)
+            .where('revoked_at', 'is', null)
+            .where('rotated_at', 'is', null)
+            .where('expires_at', '>', at)
+            .where('grant_expires_at', '>', at),
+        );
+      // UNION (not UNION ALL) keeps each grant once, whichever tables it is live in.
+      const row = await db.selectFrom(live.as('live')).select((eb) => eb.fn.countAll<number | string>().as('n')).executeTakeFirstOrThrow();
+      return Number(row.n);
+    },
+
+    async deleteExpired(before, limit) {
+      const cutoff = toEpochSeconds(before);
+      const access = await deleteRows(db, 'access_tokens', 'token_hash', 'expires_at', (q) => q.where('expires_at', '<', cutoff), limit);
+      const refresh = await deleteRows(
+        db,
+        'refresh_tokens',
+        'token_hash',
+        'expires_at',
+        (q) => q.where((eb: any) => eb.or([eb('expires_at', '<', cutoff), eb('grant_expires_at', '<', cutoff)])),
+        limit,
+      );
+      const service = await deleteExpiredServiceTokens(db, cutoff, limit);
+      // Any table may still have a full batch left.
+      return Math.max(access, refresh, service);
+    },
+  };
+}

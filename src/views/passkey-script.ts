@@ -1,0 +1,113 @@
+/**
+ * The passkey script, served from /assets/passkeys.js (CSP: script-src 'self', no inline script). It drives the
+ * browser's own WebAuthn API (navigator.credentials.create/get) for the buttons that carry
+ * `data-passkey="register|sign-in|second-factor"`: fetch the options (JSON, with the page's CSRF token as `_csrf`), run the
+ * ceremony, post the result, follow the redirect the answer names. Buttons stay hidden without JavaScript, and
+ * say plainly when the browser cannot use passkeys. base64url <-> ArrayBuffer by hand: the JSON helpers
+ * (PublicKeyCredential.parseCreationOptionsFromJSON) are not in every browser yet.
+ */
+export const PASSKEY_SCRIPT = `
+(function () {
+  function toBytes(text) {
+    var base64 = text.replace(/-/g, '+').replace(/_/g, '/');
+    while (base64.length % 4) base64 += '=';
+    var binary = atob(base64);
+    var bytes = new Uint8Array(binary.length);
+    for (var i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
+    return bytes.buffer;
+  }
+  function toText(buffer) {
+    var bytes = new Uint8Array(buffer);
+    var binary = '';
+    for (var i = 0; i < bytes.length; i++) binary += String.fromCharCode(bytes[i]);
+    return btoa(binary).replace(/\\+/g, '-').replace(/\\//g, '_').replace(/=+$/, '');
+  }
+  function credentialList(list) {
+    return (list || []).map(function (c) { return { id: toBytes(c.id), type: c.type || 'public-key', transports: c.transports }; });
+  }
+  function post(url, csrf, body) {
+    return fetch(url, {
+      method: 'POST',
+      credentials: 'same-origin',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(Object.assign({ _csrf: csrf }, body)),
+    }).then(function (response) {
+      return response.json().then(function (data) {
+        if (!response.ok) throw new Error(data.error_description || 'Something went wrong. Try again.');
+        return data;
+      });
+    });
+  }
+  function registration(credential) {
+    return {
+      id: credential.id, rawId: toText(credential.rawId), type: credential.type,
+      authenticatorAttachment: credential.authenticatorAttachment || undefined,
+      clientExtensionResults: credential.getClientExtensionResults(),
+      response: {
+        clientDataJSON: toText(credential.response.clientDataJSON),
+        attestationObject: toText(credential.response.attestationObject),
+        transports: credential.response.getTransports ? credential.response.getTransports() : [],
+      },
+    };
+  }
+  function assertion(credential) {
+    return {
+      id: credential.id, rawId: toText(credential.rawId), type: credential.type,
+      authenticatorAttachment: credential.authenticatorAttachment || undefined,
+      clientExtensionResults: credential.getClientExtensionResults(),
+      response: {
+        clientDataJSON: toText(credential.response.clientDataJSON),
+        authenticatorData: toText(credential.response.authenticatorData),
+        signature: toText(credential.response.signature),
+        userHandle: credential.response.userHandle ? toText(credential.response.userHandle) : undefined,
+      },
+    };
+  }
+  document.querySelectorAll('button[data-passkey]').forEach(function (button) {
+    var status = document.getElementById(button.getAttribute('data-status'));
+    var say = function (text) { if (status) status.textContent = text; };
+    button.hidden = false;
+    if (!window.PublicKeyCredential || !navigator.credentials) {
+      button.disabled = true;
+      say('This browser cannot use passkeys. Use your password instead.');
+      return;
+    }
+    say('');
+    button.addEventListener('click', function () {
+      var kind = button.getAttribute('data-passkey');
+      // The page's own CSRF token, from any of its forms (not repeated on the button: pages stay comparable).
+      var csrfInput = document.querySelector('input[name="_csrf"]');
+      var csrf = csrfInput ? csrfInput.value : '';
+      var base = button.getAttribute('data-action');
+      var extra = {};
+      var nameInput = document.getElementById(button.getAttribute('data-name-input') || '');
+      if (nameInput) extra.name = nameInput.value;
+      var returnTo = button.getAttribute('data-return-to');
+      if (returnTo) extra.return_to = returnTo;
+      button.disabled = true;
+      say('Follow your browser’s prompt…');
+      post(base + '/options', csrf, {}).then(function (options) {
+        if (kind === 'register') {
+          var publicKey = Object.assign({}, options, {
+            challenge: toBytes(options.challenge),
+            user: Object.assign({}, options.user, { id: toBytes(options.user.id) }),
+            excludeCredentials: credentialList(options.excludeCredentials),
+          });
+          return navigator.credentials.create({ publicKey: publicKey }).then(function (credential) {
+            return post(base, csrf, Object.assign({ credential: registration(credential) }, extra));
+          });
+        }
+        var request = Object.assign({}, options, { challenge: toBytes(options.challenge), allowCredentials: credentialList(options.allowCredentials) });
+        return navigator.credentials.get({ publicKey: request }).then(function (credential) {
+          return post(base, csrf, Object.assign({ credential: assertion(credential) }, extra));
+        });
+      }).then(function (answer) {
+        window.location.assign(answer.redirect);
+      }, function (error) {
+        button.disabled = false;
+        say(error && error.name === 'NotAllowedError' ? 'The passkey prompt was closed or timed out. Try again.' : (error && error.message) || 'Something went wrong. Try again.');
+      });
+    });
+  });
+})();
+`;

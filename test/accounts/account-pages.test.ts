@@ -1,0 +1,306 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { issueEmailLink } from '../../src/accounts/email-links.js';
+import { inputValue, pageText, TestBrowser } from '../helpers/browser.js';
+import { authorize, exchangeCode } from '../helpers/oauth-flow.js';
+import { fieldError, linkFromOutbox, signedInBrowser, submitForm } from '../helpers/pages.js';
+import { startTestServer, type TestServer } from '../helpers/test-server.js';
+
+describe('sign-up, email verification and password reset', () => {
+  let server: TestServer;
+  before(async () => {
+    server = await startTestServer();
+  });
+  after(async () => server.stop());
+
+  async function signUp(browser: TestBrowser, email: string, password = 'correct horse battery staple') {
+    return submitForm(browser, server.baseUrl, '/signup', '/signup', { return_to: '/', name: 'Grace Hopper', email, password });
+  }
+
+  test('sign-up rejects a weak password with the reason next to the field and creates no account', async () => {
+    const browser = new TestBrowser();
+    const response = await signUp(browser, 'weak@example.com', 'aaaaaaaaaaaa');
+    assert.equal(response.status, 400);
+    assert.match(fieldError(response.body, 'password') ?? '', /one character repeated/);
+    assert.match(response.body, /aria-invalid="true"/);
+    assert.equal(await server.storage.users.findByEmail('weak@example.com'), null);
+  });
+
+  test('sign-up creates an unverified account, signs in and mails a verification link', async () => {
+    const browser = new TestBrowser();
+    const response = await signUp(browser, 'new@example.com');
+    assert.equal(response.status, 303);
+    assert.equal(response.headers.get('location'), '/account?notice=welcome');
+    const user = await server.storage.users.findByEmail('new@example.com');
+    assert.equal(user?.emailVerified, false);
+    const account = await browser.request(`${server.baseUrl}/account`);
+    assert.equal(account.status, 200);
+    assert.match(pageText(account.body), /not verified/);
+    await linkFromOutbox(server, 'new@example.com', '/verify-email');
+  });
+
+  test('sign-up refuses an email that already has an account', async () => {
+    await server.createUser({ email: 'taken@example.com' });
+    const response = await signUp(new TestBrowser(), 'TAKEN@example.com');
+    assert.equal(response.status, 400);
+    assert.match(fieldError(response.body, 'email') ?? '', /already exists/);
+  });
+
+  test('an email verification link verifies the address once, and only once', async () => {
+    const browser = new TestBrowser();
+    await signUp(browser, 'verify-once@example.com');
+    const link = await linkFromOutbox(server, 'verify-once@example.com', '/verify-email');
+    // Opening the link (as a mail scanner would) does not use it.
+    const page = await browser.request(link);
+    assert.equal(page.status, 200);
+    assert.equal((await server.storage.users.findByEmail('verify-once@example.com'))?.emailVerified, false);
+    const token = inputValue(page.body, 'token');
+    const confirmed = await browser.request(`${server.baseUrl}/verify-email`, { form: { _csrf: inputValue(page.body, '_csrf'), token } });
+    assert.equal(confirmed.status, 200);
+    assert.equal((await server.storage.users.findByEmail('verify-once@example.com'))?.emailVerified, true);
+    const again = await browser.request(`${server.baseUrl}/verify-email`, { form: { _csrf: inputValue(page.body, '_csrf'), token } });
+    assert.equal(again.status, 400);
+    assert.match(pageText(again.body), /no longer works/);
+    assert.equal((await browser.request(link)).status, 400);
+  });
+
+  test('a signed-in, unverified user can ask for a new verification link, a limited number of times', async () => {
+    const browser = new TestBrowser();
+    await signUp(browser, 'resend@example.com');
+    const count = async () => (await server.storage.outbox.listRecent(1000)).filter((m) => m.to === 'resend@example.com').length;
+    assert.equal(await count(), 1);
+    const resent = await submitForm(browser, server.baseUrl, '/account', '/account/verification-email', {});
+    assert.equal(resent.headers.get('location'), '/account?notice=verification-sent');
+    assert.equal(await count(), 2);
+    for (let i = 0; i < 6; i++) await submitForm(browser, server.baseUrl, '/account', '/account/verification-email', {});
+    assert.equal(await count(), 6, 'at most five resends an hour');
+  });
+
+  test('an expired verification link is refused', async () => {
+    const { user } = await server.createUser({ emailVerified: false });
+    const twoDaysAgo = new Date(Date.now() - 2 * 86400 * 1000);
+    const link = await issueEmailLink(server.storage, server.config, user, 'verify_email', twoDaysAgo);
+    const page = await new TestBrowser().request(link);
+    assert.equal(page.status, 400);
+    assert.match(pageText(page.body), /expired or was already used/);
+  });
+
+  test('the database holds only a hash of an email link token', async () => {
+    const { user } = await server.createUser();
+    const link = await issueEmailLink(server.storage, server.config, user, 'reset_password');
+    const token = new URL(link).searchParams.get('token') ?? '';
+    const row = await (server.storage as any).db.selectFrom('email_links').selectAll().where('user_id', '=', user.id).executeTakeFirst();
+    assert.ok(row);
+    assert.notEqual(row.token_hash, token);
+    assert.ok(!JSON.stringify(row).includes(token));
+  });
+
+  test('password reset answers the same for unknown emails and mails nothing', async () => {
+    const before = (await server.storage.outbox.listRecent(1000)).length;
+    const unknown = await submitForm(new TestBrowser(), server.baseUrl, '/forgot-password', '/forgot-password', { email: 'nobody@example.com' });
+    const { user } = await server.createUser();
+    const known = await submitForm(new TestBrowser(), server.baseUrl, '/forgot-password', '/forgot-password', { email: user.email });
+    assert.equal(unknown.status, 200);
+    assert.equal(known.status, 200);
+    assert.equal(pageText(unknown.body).replace('nobody@example.com', 'X'), pageText(known.body).replace(user.email, 'X'));
+    assert.equal((await server.storage.outbox.listRecent(1000)).length, before + 1);
+  });
+
+  test('password reset sets the new password, ends every session, and the link works once', async () => {
+    const { user, password } = await server.createUser();
+    const otherBrowser = await signedInBrowser(server, user.email, password);
+    await submitForm(new TestBrowser(), server.baseUrl, '/forgot-password', '/forgot-password', { email: user.email });
+    const link = await linkFromOutbox(server, user.email, '/reset-password');
+    const browser = new TestBrowser();
+    const form = await browser.request(link);
+    assert.equal(form.status, 200);
+    const token = inputValue(form.body, 'token');
+    const csrf = inputValue(form.body, '_csrf');
+
+    // A password that fails the rules is explained and does not use up the link.
+    const weak = await browser.request(`${server.baseUrl}/reset-password`, { form: { _csrf: csrf, token, password: 'short' } });
+    assert.equal(weak.status, 400);
+    assert.match(fieldError(weak.body, 'password') ?? '', /at least 10 characters/);
+
+    const done = await browser.request(`${server.baseUrl}/reset-password`, { form: { _csrf: csrf, token, password: 'a brand new passphrase' } });
+    assert.equal(done.status, 303);
+    assert.match(done.headers.get('location') ?? '', /^\/login\?notice=password-reset/);
+    assert.equal((await otherBrowser.request(`${server.baseUrl}/account`)).status, 303, 'the other session was ended');
+    await signedInBrowser(server, user.email, 'a brand new passphrase');
+
+    const reused = await browser.request(`${server.baseUrl}/reset-password`, { form: { _csrf: csrf, token, password: 'yet another passphrase' } });
+    assert.equal(reused.status, 400);
+    assert.match(pageText(reused.body), /no longer works/);
+  });
+
+  test('an expired password reset link is refused', async () => {
+    const { user } = await server.createUser();
+    const link = await issueEmailLink(server.storage, server.config, user, 'reset_password', new Date(Date.now() - 2 * 3600 * 1000));
+    assert.equal((await new TestBrowser().request(link)).status, 400);
+  });
+});
+
+describe('sign-up turned off', () => {
+  let server: TestServer;
+  before(async () => {
+    server = await startTestServer({ env: { LATCH_SIGNUP_ENABLED: '0' } });
+  });
+  after(async () => server.stop());
+
+  test('LATCH_SIGNUP_ENABLED=0 refuses the sign-up page and form and hides the link', async () => {
+    const browser = new TestBrowser();
+    const page = await browser.request(`${server.baseUrl}/signup`);
+    assert.equal(page.status, 400);
+    assert.match(pageText(page.body), /Sign-up is turned off/);
+    const login = await browser.request(`${server.baseUrl}/login`);
+    assert.doesNotMatch(login.body, /href="\/signup/);
+    const post = await browser.request(`${server.baseUrl}/signup`, {
+      form: { _csrf: inputValue(login.body, '_csrf'), name: 'X', email: 'x@example.com', password: 'correct horse battery staple' },
+    });
+    assert.equal(post.status, 400);
+    assert.equal(await server.storage.users.findByEmail('x@example.com'), null);
+  });
+});
+
+describe('account page', () => {
+  let server: TestServer;
+  before(async () => {
+    server = await startTestServer();
+  });
+  after(async () => server.stop());
+
+  test('the account page needs a session and sends the browser to sign in', async () => {
+    const response = await new TestBrowser().request(`${server.baseUrl}/account`);
+    assert.equal(response.status, 303);
+    assert.equal(response.headers.get('location'), '/login?return_to=%2Faccount');
+  });
+
+  test('editing the profile saves the name and avatar URL and rejects a bad URL next to the field', async () => {
+    const { user, password } = await server.createUser();
+    const browser = await signedInBrowser(server, user.email, password);
+    const bad = await submitForm(browser, server.baseUrl, '/account', '/account/profile', { name: 'New Name', avatar_url: 'javascript:alert(1)' });
+    assert.equal(bad.status, 400);
+    assert.ok(fieldError(bad.body, 'avatar_url'));
+    const ok = await submitForm(browser, server.baseUrl, '/account', '/account/profile', { name: 'New Name', avatar_url: 'https://img.example.com/me.png' });
+    assert.equal(ok.status, 303);
+    const saved = await server.storage.users.findById(user.id);
+    assert.equal(saved?.name, 'New Name');
+    assert.equal(saved?.avatarUrl, 'https://img.example.com/me.png');
+  });
+
+  test('changing the password needs the current one and signs out the other sessions only', async () => {
+    const { user, password } = await server.createUser();
+    const browser = await signedInBrowser(server, user.email, password);
+    const other = await signedInBrowser(server, user.email, password);
+    const wrong = await submitForm(browser, server.baseUrl, '/account', '/account/password', { current_password: 'not it at all', new_password: 'another good passphrase' });
+    assert.equal(wrong.status, 400);
+    assert.ok(fieldError(wrong.body, 'current_password'));
+    const changed = await submitForm(browser, server.baseUrl, '/account', '/account/password', { current_password: password, new_password: 'another good passphrase' });
+    assert.equal(changed.status, 303);
+    assert.equal((await browser.request(`${server.baseUrl}/account`)).status, 200, 'this session stays');
+    assert.equal((await other.request(`${server.baseUrl}/account`)).status, 303, 'the other session ended');
+  });
+
+  test('the sessions list can end another session of the same user', async () => {
+    const { user, password } = await server.createUser();
+    const browser = await signedInBrowser(server, user.email, password);
+    const other = await signedInBrowser(server, user.email, password);
+    const page = await browser.request(`${server.baseUrl}/account`);
+    const sessions = await server.storage.browserSessions.listByUser(user.id, new Date());
+    assert.equal(sessions.length, 2);
+    const otherHash = sessions.find((s) => page.body.includes(`name="session" value="${s.sessionHash}"`))?.sessionHash;
+    assert.ok(otherHash, 'the other session has a Sign out button');
+    const ended = await browser.request(`${server.baseUrl}/account/sessions/end`, { form: { _csrf: inputValue(page.body, '_csrf'), session: otherHash } });
+    assert.equal(ended.status, 303);
+    assert.equal((await other.request(`${server.baseUrl}/account`)).status, 303);
+    assert.equal((await browser.request(`${server.baseUrl}/account`)).status, 200);
+  });
+
+  test('a session of another person is never ended from the account page', async () => {
+    const mine = await server.createUser();
+    const theirs = await server.createUser();
+    const browser = await signedInBrowser(server, mine.user.email, mine.password);
+    const victim = await signedInBrowser(server, theirs.user.email, theirs.password);
+    const [victimSession] = await server.storage.browserSessions.listByUser(theirs.user.id, new Date());
+    const page = await browser.request(`${server.baseUrl}/account`);
+    const attempt = await browser.request(`${server.baseUrl}/account/sessions/end`, { form: { _csrf: inputValue(page.body, '_csrf'), session: victimSession!.sessionHash } });
+    assert.equal(attempt.status, 303);
+    assert.equal((await victim.request(`${server.baseUrl}/account`)).status, 200, 'their session is untouched');
+  });
+
+  test('"Sign out everywhere" ends every session of the person, this one included, and no one else\'s', async () => {
+    const { user, password } = await server.createUser();
+    const browsers = [await signedInBrowser(server, user.email, password), await signedInBrowser(server, user.email, password), await signedInBrowser(server, user.email, password)];
+    const bystander = await server.createUser();
+    const other = await signedInBrowser(server, bystander.user.email, bystander.password);
+    const page = await browsers[0]!.request(`${server.baseUrl}/account`);
+    assert.match(page.body, /<form method="post" action="\/account\/sessions\/end-all">/);
+    assert.match(page.body, /<button type="submit"[^>]*>Sign out everywhere<\/button>/);
+
+    const ended = await browsers[0]!.request(`${server.baseUrl}/account/sessions/end-all`, { form: { _csrf: inputValue(page.body, '_csrf') } });
+    assert.equal(ended.status, 303);
+    assert.equal(ended.headers.get('location'), '/login?notice=signed-out-everywhere');
+    assert.ok(ended.headers.getSetCookie().some((cookie) => /^latch_session=;/.test(cookie)), 'this browser\'s cookie is cleared');
+    for (const browser of browsers) assert.equal((await browser.request(`${server.baseUrl}/account`)).status, 303, 'signed out');
+    assert.deepEqual(await server.storage.browserSessions.listByUser(user.id, new Date()), []);
+    assert.equal((await other.request(`${server.baseUrl}/account`)).status, 200, 'another person stays signed in');
+    const login = await browsers[0]!.request(`${server.baseUrl}/login?notice=signed-out-everywhere`);
+    assert.match(pageText(login.body), /You were signed out of Latch everywhere/);
+  });
+
+  test('"Sign out everywhere" needs the form\'s CSRF token: without it nothing ends (403)', async () => {
+    const { user, password } = await server.createUser();
+    const browser = await signedInBrowser(server, user.email, password);
+    const refused = await browser.request(`${server.baseUrl}/account/sessions/end-all`, { form: {} });
+    assert.equal(refused.status, 403);
+    assert.equal((await browser.request(`${server.baseUrl}/account`)).status, 200);
+  });
+
+  test('connected apps say "Not used yet" until the app exchanges a code, then when it last used its access', async () => {
+    const client = await server.createClient({ name: 'Lazy App' });
+    const { user, password } = await server.createUser();
+    const browser = await signedInBrowser(server, user.email, password);
+    const redirect = await authorize(browser, server.baseUrl, { response_type: 'code', client_id: client.clientId, redirect_uri: client.redirectUris[0], scope: 'profile' }, { email: user.email, password });
+    assert.match(pageText((await browser.request(`${server.baseUrl}/account`)).body), /Lazy App.*Not used yet\./);
+    const token = await exchangeCode(server.baseUrl, client, { grant_type: 'authorization_code', code: redirect.searchParams.get('code') ?? '' });
+    assert.equal(token.status, 200);
+    let text = '';
+    for (let i = 0; i < 50 && !/Lazy App.*Last used /.test(text); i++) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      text = pageText((await browser.request(`${server.baseUrl}/account`)).body);
+    }
+    assert.match(text, /Lazy App.*Last used /);
+    assert.ok((await server.storage.consents.listByUser(user.id))[0]?.lastUsedAt, 'stored with the consent');
+  });
+
+  test('Remove access withdraws the consent and revokes that app’s tokens', async () => {
+    const client = await server.createClient({ name: 'Connected App' });
+    const { user, password } = await server.createUser();
+    const browser = await signedInBrowser(server, user.email, password);
+    const redirect = await authorize(browser, server.baseUrl, { response_type: 'code', client_id: client.clientId, redirect_uri: client.redirectUris[0], scope: 'profile' }, { email: user.email, password });
+    const token = await exchangeCode(server.baseUrl, client, { grant_type: 'authorization_code', code: redirect.searchParams.get('code') ?? '' });
+    assert.equal(token.status, 200);
+    const userinfo = () => fetch(`${server.baseUrl}/oauth2/userinfo`, { headers: { authorization: `Bearer ${token.body.access_token}` } });
+    assert.equal((await userinfo()).status, 200);
+
+    const account = await browser.request(`${server.baseUrl}/account`);
+    assert.match(pageText(account.body), /Connected App.*Can see: Your email address, name and avatar/);
+    // The exchange above is when the app last used its access (recorded beside the token response).
+    assert.match(pageText(account.body), /Connected App.*Last used /);
+    const removed = await browser.request(`${server.baseUrl}/account/apps/remove`, { form: { _csrf: inputValue(account.body, '_csrf'), client_id: client.clientId } });
+    assert.equal(removed.status, 303);
+    assert.equal((await userinfo()).status, 401);
+    assert.equal(await server.storage.consents.find(user.id, client.clientId), null);
+    // Gone from the connected apps (Recent activity, above them, keeps naming it: "Removed an app’s access").
+    const after = pageText((await browser.request(`${server.baseUrl}/account`)).body);
+    assert.doesNotMatch(after.slice(after.indexOf('Connected apps')), /Connected App/);
+  });
+
+  test('sign out from the account page ends the session', async () => {
+    const { user, password } = await server.createUser();
+    const browser = await signedInBrowser(server, user.email, password);
+    const out = await submitForm(browser, server.baseUrl, '/account', '/logout', {});
+    assert.equal(out.status, 303);
+    assert.equal((await browser.request(`${server.baseUrl}/account`)).status, 303);
+  });
+});

@@ -1,0 +1,167 @@
+/**
+ * Passkeys in a real browser (Debian's Chromium through playwright-core) with the Chrome DevTools Protocol's
+ * virtual authenticator (WebAuthn.enable, WebAuthn.addVirtualAuthenticator): add a named passkey on the account
+ * page, sign in with it alone, use it as the second step after the password, remove it. Latch runs with
+ * LATCH_ISSUER=http://localhost:PORT: WebAuthn refuses an IP address as relying-party id. Screenshots of each
+ * page under test-artifacts/screenshots/.
+ */
+import assert from 'node:assert/strict';
+import { createServer } from 'node:net';
+import { after, before, describe, test } from 'node:test';
+import { Secret, TOTP } from 'otpauth';
+import type { Browser, BrowserContext, CDPSession, Page } from 'playwright-core';
+import { launchChromium, screenshot, skipWithoutChromium } from '../helpers/chromium.js';
+import { startTestServer, type TestServer } from '../helpers/test-server.js';
+
+const browserTest = (name: string, fn: () => Promise<void>) => test(name, { skip: skipWithoutChromium }, fn);
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+}
+
+describe('passkeys in a real browser', () => {
+  let latch: TestServer;
+  let browser: Browser;
+  let origin: string;
+  let context: BrowserContext;
+  let page: Page;
+  let cdp: CDPSession;
+  let authenticatorId: string;
+  let user: { id: number; email: string };
+  let password: string;
+
+  before(async () => {
+    if (skipWithoutChromium) return;
+    const port = String(await freePort());
+    origin = `http://localhost:${port}`;
+    latch = await startTestServer({ env: { PORT: port, LATCH_ISSUER: origin } });
+    browser = await launchChromium();
+    context = await browser.newContext({ viewport: { width: 1000, height: 800 } });
+    page = await context.newPage();
+    cdp = await context.newCDPSession(page);
+    await cdp.send('WebAuthn.enable', { enableUI: false });
+    ({ authenticatorId } = await cdp.send('WebAuthn.addVirtualAuthenticator', {
+      options: { protocol: 'ctap2', ctap2Version: 'ctap2_1', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true },
+    }));
+    const created = await latch.createUser({ email: 'grace@example.com', name: 'Grace Hopper' });
+    user = created.user;
+    password = created.password;
+  });
+  after(async () => {
+    await browser?.close();
+    await latch?.stop();
+  });
+
+  const signInWithPassword = async () => {
+    await page.goto(`${origin}/login`);
+    await page.getByLabel('Email').fill(user.email);
+    await page.getByLabel('Password').fill(password);
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+  };
+
+  browserTest('add a named passkey on the account page: stored for the issuer host, listed with its name', async () => {
+    await signInWithPassword();
+    await page.waitForURL(`${origin}/`);
+    await page.goto(`${origin}/account`);
+    await page.getByRole('link', { name: 'Set up two-step verification' }).click();
+    await page.waitForURL(`${origin}/account/two-step`);
+    await screenshot(page, 'passkeys-01-two-step-page');
+    await page.getByLabel('Name for a new passkey').fill('Work laptop');
+    await page.getByRole('button', { name: 'Add a passkey' }).click();
+    await page.waitForURL(`${origin}/account/two-step?notice=passkey-added`);
+    assert.match(await page.getByRole('status').innerText(), /Your passkey was added/);
+    assert.match(await page.locator('section[aria-labelledby="passkeys-heading"]').innerText(), /Work laptop/);
+    await screenshot(page, 'passkeys-02-added');
+
+    const { credentials } = await cdp.send('WebAuthn.getCredentials', { authenticatorId });
+    assert.equal(credentials.length, 1);
+    assert.equal(credentials[0]?.isResidentCredential, true, 'a discoverable credential');
+    assert.equal(credentials[0]?.rpId, 'localhost', 'the relying party is the issuer host');
+    const stored = await latch.storage.passkeys.listByUser(user.id);
+    assert.equal(stored.length, 1);
+    assert.equal(stored[0]?.name, 'Work laptop');
+    assert.equal(stored[0]?.credentialId, credentials[0]?.credentialId.replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, ''));
+    const mails = (await latch.storage.outbox.listRecent(100)).filter((mail) => mail.to === user.email);
+    assert.ok(mails.some((mail) => mail.subject === 'A passkey was added to your Latch account'));
+  });
+
+  browserTest('sign in with the passkey alone ("Sign in with a passkey"), and its last use is recorded', async () => {
+    await context.clearCookies();
+    await page.goto(`${origin}/login?return_to=%2Faccount`);
+    await screenshot(page, 'passkeys-03-sign-in-page');
+    await page.getByRole('button', { name: 'Sign in with a passkey' }).click();
+    await page.waitForURL(`${origin}/account`);
+    assert.match(await page.locator('body').innerText(), /grace@example\.com/);
+    const [stored] = await latch.storage.passkeys.listByUser(user.id);
+    assert.ok(stored?.lastUsedAt, 'last used time recorded');
+  });
+
+  browserTest('a passkey that cannot verify the user (UV off) is refused, with the reason on the page', async () => {
+    await context.clearCookies();
+    await cdp.send('WebAuthn.setUserVerified', { authenticatorId, isUserVerified: false });
+    try {
+      await page.goto(`${origin}/login`);
+      await page.getByRole('button', { name: 'Sign in with a passkey' }).click();
+      await page.locator('#passkey-status').filter({ hasText: /.+/ }).waitFor();
+      assert.match(await page.locator('#passkey-status').innerText(), /could not be checked|closed or timed out/);
+      await page.goto(`${origin}/account`);
+      assert.match(page.url(), /\/login\?return_to=/, 'not signed in');
+    } finally {
+      await cdp.send('WebAuthn.setUserVerified', { authenticatorId, isUserVerified: true });
+    }
+  });
+
+  browserTest('with an authenticator app on, the passkey can be the second step after the password', async () => {
+    await context.clearCookies();
+    await signInWithPassword();
+    await page.goto(`${origin}/account/two-step`);
+    const key = (await page.getByLabel('Key to type in instead').inputValue()).replace(/\s/g, '');
+    const code = new TOTP({ secret: Secret.fromBase32(key), algorithm: 'SHA1', digits: 6, period: 30 }).generate();
+    await page.getByLabel('6-digit code from the app').fill(code);
+    await page.getByRole('button', { name: 'Turn on two-step verification' }).click();
+    await page.getByRole('heading', { name: 'Two-step verification is on' }).waitFor();
+    await screenshot(page, 'passkeys-04-recovery-codes');
+
+    await context.clearCookies();
+    await page.goto(`${origin}/login?return_to=%2Faccount`);
+    await page.getByLabel('Email').fill(user.email);
+    await page.getByLabel('Password').fill(password);
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+    await page.waitForURL(`${origin}/login/two-step`);
+    assert.match(await page.locator('body').innerText(), /Enter the 6-digit code from your authenticator app/);
+    await screenshot(page, 'passkeys-05-second-step');
+    await page.getByRole('button', { name: 'Use a passkey' }).click();
+    await page.waitForURL(`${origin}/account`);
+    assert.match(await page.locator('body').innerText(), /Two-step verification\s*On/);
+  });
+
+  browserTest('remove the passkey: it no longer signs in', async () => {
+    await page.goto(`${origin}/account/two-step`);
+    await page.getByRole('button', { name: 'Remove passkey Work laptop' }).click();
+    await page.waitForURL(`${origin}/account/two-step?notice=passkey-removed`);
+    assert.deepEqual(await latch.storage.passkeys.listByUser(user.id), []);
+    await context.clearCookies();
+    await page.goto(`${origin}/login`);
+    await page.getByRole('button', { name: 'Sign in with a passkey' }).click();
+    await page.locator('#passkey-status').filter({ hasText: /not registered/ }).waitFor();
+  });
+
+  browserTest('without JavaScript the sign-in page shows no passkey button and the password still works', async () => {
+    const plain = await browser.newContext({ javaScriptEnabled: false });
+    try {
+      const noJs = await plain.newPage();
+      await noJs.goto(`${origin}/login`);
+      assert.equal(await noJs.getByRole('button', { name: 'Sign in with a passkey' }).count(), 0);
+      assert.equal(await noJs.getByRole('button', { name: 'Sign in', exact: true }).isVisible(), true);
+    } finally {
+      await plain.close();
+    }
+  });
+});

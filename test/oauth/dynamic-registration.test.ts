@@ -1,0 +1,229 @@
+/**
+ * Dynamic Client Registration (issue 18 item 3; RFC 7591, RFC 7592; docs/protocol-decisions.md "Dynamic client
+ * registration"): LATCH_REGISTRATION off (403), token (initial access token) and open (public clients only); the
+ * registration access token reads, replaces and deletes. Over real HTTP, on SQLite and PostgreSQL.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { TestBrowser } from '../helpers/browser.js';
+import { postToken, readResponse, type TestUser } from '../helpers/code-fixtures.js';
+import { findRows } from '../helpers/database-snapshot.js';
+import { authorize, authorizeUrl, pkcePair, signIn } from '../helpers/oauth-flow.js';
+import { pageText } from '../helpers/browser.js';
+import { startTestServer, type TestServer } from '../helpers/test-server.js';
+import { deleteExpiredRecords, UNUSED_REGISTRATION_SECONDS } from '../../src/server.js';
+
+const INITIAL_TOKEN = 'test-initial-access-token-0123456789abcdef';
+
+async function register(server: TestServer, body: unknown, headers: Record<string, string> = {}) {
+  return readResponse(await fetch(`${server.baseUrl}/oauth2/register`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) }));
+}
+
+async function manage(server: TestServer, uri: string, method: 'GET' | 'PUT' | 'DELETE', token: string, body?: unknown) {
+  const headers: Record<string, string> = { authorization: `Bearer ${token}` };
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  return readResponse(await fetch(uri.replace(server.config.issuer, server.baseUrl), { method, headers, ...(body !== undefined && { body: JSON.stringify(body) }) }));
+}
+
+const spaMetadata = { client_name: 'Agent Desktop', redirect_uris: ['http://127.0.0.1:33418/callback'], token_endpoint_auth_method: 'none', grant_types: ['authorization_code', 'refresh_token'] };
+
+for (const database of ['sqlite', 'postgres'] as const) {
+  describe(`dynamic client registration (${database})`, () => {
+    describe('LATCH_REGISTRATION=off (the default)', () => {
+      let server: TestServer;
+      before(async () => (server = await startTestServer({ database })));
+      after(async () => server.stop());
+
+      test('POST /oauth2/register is refused with 403 and a clear error; discovery lists no registration_endpoint', async () => {
+        const response = await register(server, spaMetadata);
+        assert.equal(response.status, 403);
+        assert.equal(response.body.error, 'access_denied');
+        assert.match(response.body.error_description, /registration is off.*LATCH_REGISTRATION=off/);
+        const metadata = await (await fetch(`${server.baseUrl}/.well-known/openid-configuration`)).json();
+        assert.ok(!('registration_endpoint' in metadata));
+      });
+    });
+
+    describe('LATCH_REGISTRATION=open', () => {
+      let server: TestServer;
+      let user: TestUser;
+      before(async () => {
+        server = await startTestServer({ database, env: { LATCH_REGISTRATION: 'open' } });
+        const created = await server.createUser();
+        user = { email: created.user.email, password: created.password };
+      });
+      after(async () => server.stop());
+
+      test('a public client registers (201, RFC 7591 §3.2.1), signs a user in with PKCE, and is marked as registered dynamically', async () => {
+        const metadata = await (await fetch(`${server.baseUrl}/.well-known/openid-configuration`)).json();
+        assert.equal(metadata.registration_endpoint, `${server.config.issuer}/oauth2/register`);
+        const response = await register(server, { ...spaMetadata, software_id: 'ignored-unknown-field' });
+        assert.equal(response.status, 201, response.text);
+        assert.equal(response.headers.get('cache-control'), 'no-store');
+        const body = response.body;
+        assert.ok(body.client_id);
+        assert.ok(!('client_secret' in body), 'no secret for token_endpoint_auth_method none');
+        assert.equal(body.token_endpoint_auth_method, 'none');
+        assert.deepEqual(body.grant_types, ['authorization_code', 'refresh_token']);
+        assert.deepEqual(body.response_types, ['code']);
+        assert.deepEqual(body.redirect_uris, spaMetadata.redirect_uris);
+        assert.equal(body.client_name, 'Agent Desktop');
+        assert.equal(typeof body.client_id_issued_at, 'number');
+        assert.match(body.registration_access_token, /^latch_rat_/);
+        assert.equal(body.registration_client_uri, `${server.config.issuer}/oauth2/register/${body.client_id}`);
+        const [row] = await findRows(server, 'clients', { client_id: body.client_id });
+        assert.equal(row?.registered_dynamically, 1);
+        assert.notEqual(row?.registration_access_token_hash, body.registration_access_token, 'only its hash is stored');
+
+        const pkce = pkcePair();
+        const redirect = await authorize(
+          new TestBrowser(),
+          server.baseUrl,
+          { response_type: 'code', client_id: body.client_id, redirect_uri: spaMetadata.redirect_uris[0], code_challenge: pkce.challenge, code_challenge_method: 'S256' },
+          user,
+        );
+        const tokens = await postToken(server.baseUrl, {
+          form: { grant_type: 'authorization_code', code: redirect.searchParams.get('code') ?? '', code_verifier: pkce.verifier, client_id: body.client_id },
+        });
+        assert.equal(tokens.status, 200, tokens.text);
+      });
+
+      test('open registration is for public clients only: a confidential one is invalid_client_metadata', async () => {
+        const response = await register(server, { ...spaMetadata, token_endpoint_auth_method: 'client_secret_post' });
+        assert.equal(response.status, 400);
+        assert.equal(response.body.error, 'invalid_client_metadata');
+        assert.match(response.body.error_description, /public clients only/);
+      });
+
+      test('bad metadata gets the RFC 7591 §3.2.2 codes, saying what to change', async () => {
+        const cases: Array<[unknown, string, RegExp]> = [
+          [{ ...spaMetadata, redirect_uris: [] }, 'invalid_redirect_uri', /redirect_uris is required/],
+          [{ ...spaMetadata, redirect_uris: ['http://evil.example.com/cb'] }, 'invalid_redirect_uri', /non-loopback/],
+          [{ ...spaMetadata, redirect_uris: ['https://app.example.com/cb#frag'] }, 'invalid_redirect_uri', /fragment/],
+          [{ ...spaMetadata, grant_types: ['client_credentials'] }, 'invalid_client_metadata', /client_credentials is not available/],
+          [{ ...spaMetadata, grant_types: ['implicit'] }, 'invalid_client_metadata', /implicit is not supported/],
+          [{ ...spaMetadata, response_types: ['token'] }, 'invalid_client_metadata', /response_types must be code only/],
+          [{ ...spaMetadata, token_endpoint_auth_method: 'private_key_jwt' }, 'invalid_client_metadata', /private_key_jwt is not supported/],
+          [{ ...spaMetadata, registration_access_token: 'mine' }, 'invalid_client_metadata', /set by Latch/],
+          [['not', 'an', 'object'], 'invalid_client_metadata', /JSON object/],
+        ];
+        for (const [body, code, description] of cases) {
+          const response = await register(server, body);
+          assert.equal(response.status, 400, JSON.stringify(body));
+          assert.equal(response.body.error, code, JSON.stringify(body));
+          assert.match(response.body.error_description, description);
+        }
+      });
+
+      test('RFC 7592: the registration access token reads, replaces and deletes; a wrong one is 401 invalid_token', async () => {
+        const created = (await register(server, spaMetadata)).body;
+        const uri = created.registration_client_uri as string;
+        const read = await manage(server, uri, 'GET', created.registration_access_token);
+        assert.equal(read.status, 200, read.text);
+        assert.equal(read.body.client_id, created.client_id);
+        assert.ok(!('registration_access_token' in read.body));
+
+        const wrong = await manage(server, uri, 'GET', 'latch_rat_wrong');
+        assert.equal(wrong.status, 401);
+        assert.match(wrong.headers.get('www-authenticate') ?? '', /invalid_token/);
+        const otherClient = (await register(server, spaMetadata)).body;
+        assert.equal((await manage(server, uri, 'GET', otherClient.registration_access_token)).status, 401, "another client's token");
+        assert.equal((await manage(server, `${server.config.issuer}/oauth2/register/nope`, 'GET', created.registration_access_token)).status, 401, 'unknown client');
+
+        const replaced = await manage(server, uri, 'PUT', created.registration_access_token, {
+          client_id: created.client_id,
+          client_name: 'Agent Desktop 2',
+          redirect_uris: ['http://127.0.0.1:33418/callback', 'http://127.0.0.1:33418/other'],
+          token_endpoint_auth_method: 'none',
+        });
+        assert.equal(replaced.status, 200, replaced.text);
+        assert.equal(replaced.body.client_name, 'Agent Desktop 2');
+        assert.equal(replaced.body.redirect_uris.length, 2);
+        assert.deepEqual(replaced.body.grant_types, ['authorization_code'], 'omitted fields take their defaults (RFC 7592 §2.2)');
+        const kindChange = await manage(server, uri, 'PUT', created.registration_access_token, { ...spaMetadata, client_id: created.client_id, token_endpoint_auth_method: 'client_secret_basic' });
+        assert.equal(kindChange.body.error, 'invalid_client_metadata');
+        const noId = await manage(server, uri, 'PUT', created.registration_access_token, spaMetadata);
+        assert.equal(noId.body.error, 'invalid_client_metadata');
+
+        const deleted = await manage(server, uri, 'DELETE', created.registration_access_token);
+        assert.equal(deleted.status, 204);
+        assert.equal(await server.storage.clients.findById(created.client_id), null);
+        assert.equal((await manage(server, uri, 'GET', created.registration_access_token)).status, 401);
+      });
+
+      test('the consent page marks a dynamically registered app as unverified and names the redirect host; a registered one is not marked', async () => {
+        const created = (await register(server, { ...spaMetadata, client_name: 'Self Registered' })).body;
+        const consentText = async (clientId: string, redirectUri: string) => {
+          const browser = new TestBrowser();
+          const pkce = pkcePair();
+          let page = await browser.follow(
+            authorizeUrl(server.baseUrl, { response_type: 'code', client_id: clientId, redirect_uri: redirectUri, code_challenge: pkce.challenge, code_challenge_method: 'S256' }),
+            server.baseUrl,
+          );
+          page = await signIn(browser, server.baseUrl, page, user.email, user.password);
+          assert.equal(page.status, 200);
+          return pageText(page.body);
+        };
+        const text = await consentText(created.client_id, spaMetadata.redirect_uris[0]!);
+        assert.match(text, /Unverified app\. Self Registered registered itself/);
+        assert.match(text, /trust 127\.0\.0\.1:33418/);
+        const known = await server.createClient({ name: 'Known App' });
+        assert.doesNotMatch(await consentText(known.clientId, known.redirectUris[0]!), /Unverified app/);
+      });
+
+      test('a self-registered client never used within a day is removed by the cleanup; a used one and an operator-registered one stay', async () => {
+        const unused = (await register(server, { ...spaMetadata, client_name: 'Never Used' })).body;
+        const used = (await register(server, { ...spaMetadata, client_name: 'Used Once' })).body;
+        const pkce = pkcePair();
+        await authorize(
+          new TestBrowser(),
+          server.baseUrl,
+          { response_type: 'code', client_id: used.client_id, redirect_uri: spaMetadata.redirect_uris[0], code_challenge: pkce.challenge, code_challenge_method: 'S256' },
+          user,
+        );
+        const operators = await server.createClient({ name: 'Operator App' });
+        await deleteExpiredRecords(server.storage, server.config, new Date(Date.now() + (UNUSED_REGISTRATION_SECONDS - 60) * 1000));
+        assert.ok(await server.storage.clients.findById(unused.client_id), 'not before a day has passed');
+        await deleteExpiredRecords(server.storage, server.config, new Date(Date.now() + (UNUSED_REGISTRATION_SECONDS + 60) * 1000));
+        assert.equal(await server.storage.clients.findById(unused.client_id), null);
+        assert.ok(await server.storage.clients.findById(used.client_id), 'it has a consent');
+        assert.ok(await server.storage.clients.findById(operators.clientId), 'registered by an operator');
+      });
+
+      test('open registration is limited per address: after 20 an hour, 429 with Retry-After', async () => {
+        let response;
+        for (let i = 0; i < 25; i++) {
+          response = await register(server, spaMetadata);
+          if (response.status === 429) break;
+          assert.equal(response.status, 201, response.text);
+        }
+        assert.equal(response?.status, 429);
+        assert.equal(response?.headers.get('retry-after'), '3600');
+        assert.match(response?.body.error_description, /Too many registrations from this address/);
+      });
+    });
+
+    describe('LATCH_REGISTRATION=token', () => {
+      let server: TestServer;
+      before(async () => (server = await startTestServer({ database, env: { LATCH_REGISTRATION: 'token', LATCH_REGISTRATION_TOKEN: INITIAL_TOKEN } })));
+      after(async () => server.stop());
+
+      test('the initial access token is required; with it a confidential client registers and gets its secret once', async () => {
+        const confidential = { client_name: 'Hosted Connector', redirect_uris: ['https://connector.example.com/callback'], token_endpoint_auth_method: 'client_secret_post' };
+        const without = await register(server, confidential);
+        assert.equal(without.status, 401);
+        assert.match(without.headers.get('www-authenticate') ?? '', /^Bearer/);
+        const wrong = await register(server, confidential, { authorization: 'Bearer not-the-token' });
+        assert.equal(wrong.status, 401);
+        assert.equal(wrong.body.error, 'invalid_token');
+        const response = await register(server, confidential, { authorization: `Bearer ${INITIAL_TOKEN}` });
+        assert.equal(response.status, 201, response.text);
+        assert.match(response.body.client_secret, /^latch_cs_/);
+        assert.equal(response.body.client_secret_expires_at, 0);
+        assert.equal(response.body.token_endpoint_auth_method, 'client_secret_basic');
+        const tokenRequest = await postToken(server.baseUrl, { form: { grant_type: 'authorization_code', code: 'latch_ac_x', client_id: response.body.client_id, client_secret: response.body.client_secret } });
+        assert.equal(tokenRequest.body.error, 'invalid_grant', 'the secret authenticates');
+      });
+    });
+  });
+}
