@@ -6,6 +6,7 @@ import {
   registerClientOfAnyKind,
   removeRedirectUri,
   rotateClientSecret,
+  setRefreshLifetimes,
   type RegistrationPolicy,
 } from '../clients/client-registration.js';
 import { CLIENT_GRANT_TYPES, isClientGrantType } from '../clients/client-kind-policy.js';
@@ -15,17 +16,32 @@ import { printFields, printJson, UsageError } from './output.js';
 
 export const CLIENT_USAGE = `latch client create --name NAME --redirect-uri URI [--redirect-uri URI …] [--homepage-url URL] [--id-token-alg RS256|ES256|EdDSA]
                     [--post-logout-redirect-uri URI …] [--backchannel-logout-uri URI] [--public]
-                    [--grant-type authorization_code|refresh_token|client_credentials …] [--scope "SCOPE …"] [--json]
+                    [--grant-type authorization_code|refresh_token|client_credentials …] [--scope "SCOPE …"]
+                    [--refresh-token-idle-seconds N] [--refresh-token-max-seconds N] [--json]
 latch client list [--json]
 latch client show CLIENT_ID [--json]
 latch client add-redirect-uri CLIENT_ID URI
 latch client remove-redirect-uri CLIENT_ID URI
 latch client rotate-secret CLIENT_ID [--grace-seconds N] [--json]
+latch client set-refresh-lifetimes CLIENT_ID [--refresh-token-idle-seconds N|default] [--refresh-token-max-seconds N|default] [--json]
 latch client delete CLIENT_ID`;
 
 /** What kind of client it is, in RFC 7591 §2 names: how it authenticates, its grants, a service's scopes. */
 function kindFields(client: Client) {
   return { token_endpoint_auth_method: client.tokenEndpointAuthMethod, grant_types: client.grantTypes, scope: client.scope.join(' ') };
+}
+
+/** The client's own refresh-token lifetimes; null where the deployment's apply (LATCH_REFRESH_TOKEN_*_SECONDS). */
+function lifetimeFields(client: Client) {
+  return { refresh_token_idle_seconds: client.refreshTokenIdleSeconds, refresh_token_max_seconds: client.refreshTokenMaxSeconds };
+}
+
+/** `--refresh-token-…-seconds`: a whole number of seconds, or `default` (null: the deployment's); undefined when not given. */
+function lifetimeOption(name: string, value: string | undefined): number | null | undefined {
+  if (value === undefined) return undefined;
+  if (value === 'default') return null;
+  if (!/^\d+$/.test(value)) throw new UsageError(`--${name} must be a whole number of seconds, or "default" for the deployment's`);
+  return Number(value);
 }
 
 function describeClient(client: Client) {
@@ -38,6 +54,7 @@ function describeClient(client: Client) {
     post_logout_redirect_uris: client.postLogoutRedirectUris,
     backchannel_logout_uri: client.backchannelLogoutUri,
     ...kindFields(client),
+    ...lifetimeFields(client),
     created_at: client.createdAt.toISOString(),
   };
 }
@@ -55,6 +72,8 @@ export async function runClientCommand(args: string[], storage: Storage, policy:
       'homepage-url': { type: 'string' },
       'id-token-alg': { type: 'string' },
       'grace-seconds': { type: 'string' },
+      'refresh-token-idle-seconds': { type: 'string' },
+      'refresh-token-max-seconds': { type: 'string' },
       public: { type: 'boolean', default: false },
       'grant-type': { type: 'string', multiple: true },
       scope: { type: 'string', multiple: true },
@@ -89,6 +108,8 @@ export async function runClientCommand(args: string[], storage: Storage, policy:
           ...(idTokenAlg !== undefined && { idTokenSignedResponseAlg: idTokenAlg }),
           postLogoutRedirectUris: values['post-logout-redirect-uri'] ?? [],
           backchannelLogoutUri: values['backchannel-logout-uri'] ?? null,
+          refreshTokenIdleSeconds: lifetimeOption('refresh-token-idle-seconds', values['refresh-token-idle-seconds']) ?? null,
+          refreshTokenMaxSeconds: lifetimeOption('refresh-token-max-seconds', values['refresh-token-max-seconds']) ?? null,
         },
         policy,
       );
@@ -105,6 +126,7 @@ export async function runClientCommand(args: string[], storage: Storage, policy:
         post_logout_redirect_uris: client.postLogoutRedirectUris,
         backchannel_logout_uri: client.backchannelLogoutUri,
         ...kindFields(client),
+        ...lifetimeFields(client),
       };
       if (values.json) printJson(result);
       else {
@@ -156,6 +178,25 @@ export async function runClientCommand(args: string[], storage: Storage, policy:
       };
       if (values.json) printJson(result);
       else printFields(result);
+      return;
+    }
+    case 'set-refresh-lifetimes': {
+      const idle = lifetimeOption('refresh-token-idle-seconds', values['refresh-token-idle-seconds']);
+      const max = lifetimeOption('refresh-token-max-seconds', values['refresh-token-max-seconds']);
+      if (idle === undefined && max === undefined) {
+        throw new UsageError('latch client set-refresh-lifetimes needs --refresh-token-idle-seconds and/or --refresh-token-max-seconds');
+      }
+      const client = await setRefreshLifetimes(storage, clientIdArg(), {
+        ...(idle !== undefined && { refreshTokenIdleSeconds: idle }),
+        ...(max !== undefined && { refreshTokenMaxSeconds: max }),
+      });
+      await recordCommandLineEvent(storage, { type: 'client.updated', clientId: client.clientId, details: { changed: ['refresh_token_lifetimes'] } });
+      const result = { client_id: client.clientId, ...lifetimeFields(client) };
+      if (values.json) printJson(result);
+      else {
+        printFields(result);
+        process.stderr.write('\nThese apply to refresh tokens issued or rotated from now on; null means the deployment\'s default.\n');
+      }
       return;
     }
     case 'delete': {

@@ -8,6 +8,7 @@ import type { Client, ClientGrantType, Storage } from '../storage/storage.js';
 import { checkClientKind, DEFAULT_CLIENT_GRANT_TYPES } from './client-kind-policy.js';
 import { checkBackchannelLogoutUri, checkPostLogoutRedirectUris } from './logout-uri-policy.js';
 import { checkRedirectUri } from './redirect-uri-policy.js';
+import { checkRefreshLifetimes, type RefreshLifetimeSettings } from './refresh-lifetimes.js';
 
 export class ClientRegistrationError extends Error {}
 
@@ -35,6 +36,9 @@ export interface NewClientRegistration {
   scope?: string[];
   /** A client that registers itself (RFC 7591): the hash of its registration access token (RFC 7592). */
   registrationAccessTokenHash?: string;
+  /** Its own refresh-token lifetimes in seconds (refresh-lifetimes.ts); the deployment's when left out or null. */
+  refreshTokenIdleSeconds?: number | null;
+  refreshTokenMaxSeconds?: number | null;
 }
 
 export const MAX_REDIRECT_URIS = 20;
@@ -98,6 +102,9 @@ export async function registerClientOfAnyKind(
     { postLogoutRedirectUris: registration.postLogoutRedirectUris ?? [], backchannelLogoutUri: registration.backchannelLogoutUri ?? null },
     policy,
   );
+  const lifetimes = { refreshTokenIdleSeconds: registration.refreshTokenIdleSeconds ?? null, refreshTokenMaxSeconds: registration.refreshTokenMaxSeconds ?? null };
+  const lifetimeProblems = checkRefreshLifetimes(lifetimes);
+  if (lifetimeProblems.length > 0) throw new ClientRegistrationError(lifetimeProblems.join('; '));
   // A public client gets no secret (RFC 6749 §2.1: it could not keep one). The column still holds the hash of
   // a random value nobody ever sees, and client authentication refuses secrets for public clients anyway.
   const clientSecret = generateSecret(SECRET_PREFIX.clientSecret);
@@ -121,6 +128,7 @@ export async function registerClientOfAnyKind(
       logoUrl: registration.logoUrl ?? null,
       ...(registration.idTokenSignedResponseAlg !== undefined && { idTokenSignedResponseAlg: registration.idTokenSignedResponseAlg }),
       ...logout,
+      ...lifetimes,
     },
     now,
   );
@@ -171,4 +179,21 @@ export async function rotateClientSecret(
   };
   await storage.clients.update(clientId, patch, now);
   return { client: { ...client, ...patch }, clientSecret };
+}
+
+/**
+ * Sets a client's own refresh-token lifetimes (null: back to the deployment's). They apply to what is issued from
+ * now on: a grant's absolute expiry is fixed when its first refresh token is issued, a token's idle expiry when
+ * it is issued or rotated. Tokens already out keep theirs; revoke them to cut them short.
+ */
+export async function setRefreshLifetimes(storage: Storage, clientId: string, settings: Partial<RefreshLifetimeSettings>, now = new Date()): Promise<Client> {
+  const client = await requireClient(storage, clientId);
+  const next: RefreshLifetimeSettings = {
+    refreshTokenIdleSeconds: settings.refreshTokenIdleSeconds === undefined ? client.refreshTokenIdleSeconds : settings.refreshTokenIdleSeconds,
+    refreshTokenMaxSeconds: settings.refreshTokenMaxSeconds === undefined ? client.refreshTokenMaxSeconds : settings.refreshTokenMaxSeconds,
+  };
+  const problems = checkRefreshLifetimes(next);
+  if (problems.length > 0) throw new ClientRegistrationError(problems.join('; '));
+  await storage.clients.update(clientId, next, now);
+  return { ...client, ...next };
 }

@@ -47,6 +47,9 @@ export interface ClientsTable {
   scope: Generated<string>;
   /** Hash of the RFC 7592 registration access token of a dynamically registered client; null otherwise. */
   registration_access_token_hash: string | null;
+  /** Refresh-token lifetimes of this client in seconds (idle, absolute); null: the deployment's. */
+  refresh_token_idle_seconds: number | null;
+  refresh_token_max_seconds: number | null;
   /** 1 when the client registered itself (RFC 7591), 0 when a person or the CLI registered it. */
   registered_dynamically: Generated<number>;
 }

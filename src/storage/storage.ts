@@ -73,6 +73,9 @@ export interface Client {
   registrationAccessTokenHash: string | null;
   /** Registered itself at /oauth2/register (RFC 7591), rather than by a person or the CLI. */
   registeredDynamically: boolean;
+  /** This client's refresh-token lifetimes in seconds, or null for the deployment's (clients/refresh-lifetimes.ts). */
+  refreshTokenIdleSeconds: number | null;
+  refreshTokenMaxSeconds: number | null;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -88,7 +91,11 @@ export type NewClient = Omit<
   | 'scope'
   | 'registrationAccessTokenHash'
   | 'registeredDynamically'
+  | 'refreshTokenIdleSeconds'
+  | 'refreshTokenMaxSeconds'
 > & {
+  refreshTokenIdleSeconds?: number | null;
+  refreshTokenMaxSeconds?: number | null;
   registrationAccessTokenHash?: string | null;
   registeredDynamically?: boolean;
   idTokenSignedResponseAlg?: SigningAlgorithm;
@@ -113,6 +120,8 @@ export type ClientPatch = Partial<
     | 'postLogoutRedirectUris'
     | 'backchannelLogoutUri'
     | 'grantTypes'
+    | 'refreshTokenIdleSeconds'
+    | 'refreshTokenMaxSeconds'
   >
 >;
 

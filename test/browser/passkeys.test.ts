@@ -109,8 +109,13 @@ describe('passkeys in a real browser', () => {
     try {
       await page.goto(`${origin}/login`);
       await page.getByRole('button', { name: 'Sign in with a passkey' }).click();
-      await page.locator('#passkey-status').filter({ hasText: /.+/ }).waitFor();
-      assert.match(await page.locator('#passkey-status').innerText(), /could not be checked|closed or timed out/);
+      // The status first says "Follow your browser's prompt…", then why it failed: wait for the reason.
+      const status = page.locator('#passkey-status');
+      const reason = /could not be checked|closed or timed out/;
+      await status
+        .filter({ hasText: reason })
+        .waitFor({ timeout: 15_000 })
+        .catch(async () => assert.fail(`the page should say why the passkey was refused; it says: ${await status.innerText()}`));
       await page.goto(`${origin}/account`);
       assert.match(page.url(), /\/login\?return_to=/, 'not signed in');
     } finally {

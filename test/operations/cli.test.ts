@@ -13,9 +13,11 @@ import { createHash } from 'node:crypto';
 import { copyFileSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { basicAuthorization, issueCode, postToken } from '../helpers/code-fixtures.js';
+import { hashTimeOrderedSecret } from '../../src/crypto/secrets.js';
+import { basicAuthorization, exchangeIssuedCode, issueCode, postToken } from '../helpers/code-fixtures.js';
 import { findRows, snapshotState } from '../helpers/database-snapshot.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
+import { postIntrospect } from '../helpers/token-management.js';
 
 const REPOSITORY = resolve(import.meta.dirname, '../..');
 
@@ -335,6 +337,73 @@ describe('latch CLI', () => {
           assert.deepEqual(await snapshotState(server), before, 'nothing was registered');
         });
       }
+    });
+
+    describe('refresh-token lifetimes per client (issue 14 item 2)', () => {
+      const seconds = (date: Date) => date.getTime() / 1000;
+      const near = (actual: number, expected: number, what: string) => assert.ok(Math.abs(actual - expected) <= 5, `${what}: ${actual} is about ${expected}`);
+
+      test('client create --refresh-token-idle-seconds/--refresh-token-max-seconds bound the tokens it gets; set-refresh-lifetimes changes what is issued next', async () => {
+        const result = await latch(['client', 'create', '--name', 'Short Lived', '--redirect-uri', 'https://short.example.com/cb', '--refresh-token-idle-seconds', '600', '--refresh-token-max-seconds', '3600', '--json']);
+        assert.equal(result.code, 0, result.stderr);
+        const created = JSON.parse(result.stdout);
+        assert.equal(created.refresh_token_idle_seconds, 600);
+        assert.equal(created.refresh_token_max_seconds, 3600);
+        const client = { clientId: created.client_id, clientSecret: created.client_secret, redirectUris: created.redirect_uris };
+        const { user, password } = await server.createUser();
+        const issued = await issueCode(server, client, { email: user.email, password }, { scope: 'openid offline_access' });
+        const exchanged = await exchangeIssuedCode(server, client, issued);
+        assert.equal(exchanged.status, 200, exchanged.text);
+        const start = Date.now() / 1000;
+        const first = await server.storage.tokens.findRefreshByHash(hashTimeOrderedSecret(exchanged.body.refresh_token));
+        assert.ok(first);
+        near(seconds(first.expiresAt), start + 600, 'idle expiry: the client’s 600 s, not the deployment’s 30 days');
+        near(seconds(first.grantExpiresAt), start + 3600, 'absolute expiry: the client’s 3600 s');
+        const introspected = await postIntrospect(server.baseUrl, {
+          headers: { authorization: basicAuthorization(client.clientId, client.clientSecret) },
+          form: { token: exchanged.body.refresh_token },
+        });
+        assert.equal(introspected.body.active, true, introspected.text);
+        near(introspected.body.exp, start + 600, 'introspection reports the client’s idle expiry');
+
+        // Back to the deployment's idle lifetime (30 days): the next rotation's token is bounded by the grant's 3600 s.
+        const set = await latch(['client', 'set-refresh-lifetimes', created.client_id, '--refresh-token-idle-seconds', 'default', '--json']);
+        assert.equal(set.code, 0, set.stderr);
+        assert.deepEqual(JSON.parse(set.stdout), { client_id: created.client_id, refresh_token_idle_seconds: null, refresh_token_max_seconds: 3600 });
+        const shown = JSON.parse((await latch(['client', 'show', created.client_id, '--json'])).stdout);
+        assert.equal(shown.refresh_token_idle_seconds, null);
+        assert.equal(shown.refresh_token_max_seconds, 3600);
+        const refreshed = await postToken(server.baseUrl, {
+          headers: { authorization: basicAuthorization(client.clientId, client.clientSecret) },
+          form: { grant_type: 'refresh_token', refresh_token: exchanged.body.refresh_token },
+        });
+        assert.equal(refreshed.status, 200, refreshed.text);
+        const successor = await server.storage.tokens.findRefreshByHash(hashTimeOrderedSecret(refreshed.body.refresh_token));
+        assert.ok(successor);
+        near(seconds(successor.expiresAt), seconds(first.grantExpiresAt), 'the idle expiry never passes the grant’s absolute one');
+      });
+
+      const refused: Array<[string[], RegExp]> = [
+        [['--refresh-token-idle-seconds', '7200', '--refresh-token-max-seconds', '3600'], /idle lifetime \(7200 s\) must not be longer than its absolute lifetime/],
+        [['--refresh-token-idle-seconds', '30'], /idle lifetime must be a whole number of seconds from 60/],
+        [['--refresh-token-max-seconds', 'a week'], /--refresh-token-max-seconds must be a whole number of seconds/],
+      ];
+      for (const [flags, message] of refused) {
+        test(`client create ${flags.join(' ')} is refused in words, and nothing is registered`, async () => {
+          const before = await snapshotState(server);
+          assertCleanFailure(await latch(['client', 'create', '--name', 'Bad Lifetime', '--redirect-uri', 'https://bad.example.com/cb', ...flags]), message);
+          assert.deepEqual(await snapshotState(server), before, 'nothing was registered');
+        });
+      }
+
+      test('set-refresh-lifetimes refuses what cannot apply, and changes nothing', async () => {
+        const created = JSON.parse((await latch(['client', 'create', '--name', 'Lifetimes', '--redirect-uri', 'https://l.example.com/cb', '--refresh-token-max-seconds', '3600', '--json'])).stdout);
+        const before = await snapshotState(server);
+        assertCleanFailure(await latch(['client', 'set-refresh-lifetimes', created.client_id, '--refresh-token-idle-seconds', '7200']), /must not be longer than its absolute lifetime/);
+        assertCleanFailure(await latch(['client', 'set-refresh-lifetimes', created.client_id]), /needs --refresh-token-idle-seconds and\/or --refresh-token-max-seconds/);
+        assertCleanFailure(await latch(['client', 'set-refresh-lifetimes', 'no-such-client', '--refresh-token-max-seconds', '60']), /No client with id no-such-client/);
+        assert.deepEqual(await snapshotState(server), before, 'nothing changed');
+      });
     });
 
     test('missing arguments and unknown commands fail with usage, not a stack trace', async () => {

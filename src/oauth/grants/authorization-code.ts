@@ -6,6 +6,7 @@
  * request consumes nothing, two racing exchanges cannot both win, and a replay that loses sees the winner's
  * token and revokes it. Only when the update matches nothing does the slow path read the code to say why.
  */
+import { refreshLifetimes } from '../../clients/refresh-lifetimes.js';
 import { generateTimeOrderedSecret, hashTimeOrderedSecret, SECRET_PREFIX } from '../../crypto/secrets.js';
 import { InvalidGrant, InvalidRequest } from '../../errors.js';
 import type { AuthorizationCode, ConsumeConditions, Storage } from '../../storage/storage.js';
@@ -33,12 +34,13 @@ async function exchangeAuthorizationCode({ storage, config, client, params, now,
   const expiresAt = new Date(now.getTime() + config.accessTokenTtlSeconds * 1000);
 
   let refreshToken: string | undefined;
+  const lifetimes = refreshLifetimes(client, config);
   const issueRefreshToken = () => {
     refreshToken = generateTimeOrderedSecret(SECRET_PREFIX.refreshToken, now.getTime());
     return {
       tokenHash: hashTimeOrderedSecret(refreshToken),
-      expiresAt: new Date(now.getTime() + config.refreshTokenIdleSeconds * 1000),
-      grantExpiresAt: new Date(now.getTime() + config.refreshTokenMaxSeconds * 1000),
+      expiresAt: new Date(now.getTime() + lifetimes.idleSeconds * 1000),
+      grantExpiresAt: new Date(now.getTime() + lifetimes.maxSeconds * 1000),
     };
   };
   const redeemed = await storage.tokens.redeemCode(conditions, { tokenHash: hashTimeOrderedSecret(accessToken), createdAt: now, expiresAt }, now, issueRefreshToken);

@@ -10,6 +10,7 @@
  * - rotated before that: reuse is treated as theft and the whole grant is revoked;
  * - revoked, expired, unknown, or another client's: invalid_grant.
  */
+import { refreshLifetimes } from '../../clients/refresh-lifetimes.js';
 import type { Config } from '../../config.js';
 import { createKeyEncryption, type KeyEncryption } from '../../crypto/key-encryption.js';
 import { generateTimeOrderedSecret, hashTimeOrderedSecret, SECRET_PREFIX } from '../../crypto/secrets.js';
@@ -58,7 +59,7 @@ async function refresh({ storage, config, client, params, now, audit, source }: 
       tokenHash,
       clientId: client.clientId,
       // Bound to the token it replaces (AAD): it cannot be moved to another row.
-      successor: { tokenHash: hashTimeOrderedSecret(successor), encrypted: successorEncryption(config).encrypt(successor, tokenHash), idleSeconds: config.refreshTokenIdleSeconds },
+      successor: { tokenHash: hashTimeOrderedSecret(successor), encrypted: successorEncryption(config).encrypt(successor, tokenHash), idleSeconds: refreshLifetimes(client, config).idleSeconds },
       accessToken: access,
       narrowScope,
     },

@@ -16,6 +16,7 @@ import * as clientKinds from './2026_11_24_0600_client_kinds.js';
 import * as secondFactors from './2026_11_24_0700_second_factors.js';
 import * as passkeys from './2026_11_24_0710_passkeys.js';
 import * as dynamicRegistration from './2026_11_24_0800_dynamic_registration.js';
+import * as clientRefreshLifetimes from './2026_11_25_0000_client_refresh_lifetimes.js';
 
 export const migrations: Record<string, Migration> = {
   '2026_11_22_0000_initial': initial,
@@ -31,6 +32,7 @@ export const migrations: Record<string, Migration> = {
   '2026_11_24_0700_second_factors': secondFactors,
   '2026_11_24_0710_passkeys': passkeys,
   '2026_11_24_0800_dynamic_registration': dynamicRegistration,
+  '2026_11_25_0000_client_refresh_lifetimes': clientRefreshLifetimes,
 };
 
 export const migrationProvider: MigrationProvider = {

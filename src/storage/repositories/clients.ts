@@ -35,6 +35,8 @@ function toClient(row: ClientRow): Client {
     scope: fromScopeText(row.scope),
     registrationAccessTokenHash: row.registration_access_token_hash,
     registeredDynamically: Number(row.registered_dynamically) === 1,
+    refreshTokenIdleSeconds: row.refresh_token_idle_seconds === null ? null : Number(row.refresh_token_idle_seconds),
+    refreshTokenMaxSeconds: row.refresh_token_max_seconds === null ? null : Number(row.refresh_token_max_seconds),
     createdAt: fromEpochSeconds(row.created_at),
     updatedAt: fromEpochSeconds(row.updated_at),
   };
@@ -79,6 +81,8 @@ export function createClientRepository(db: Kysely<Database>, executor: QueryExec
           scope: toScopeText(client.scope ?? []),
           registration_access_token_hash: client.registrationAccessTokenHash ?? null,
           registered_dynamically: client.registeredDynamically ? 1 : 0,
+          refresh_token_idle_seconds: client.refreshTokenIdleSeconds ?? null,
+          refresh_token_max_seconds: client.refreshTokenMaxSeconds ?? null,
           created_at: at,
           updated_at: at,
         })
@@ -104,6 +108,8 @@ export function createClientRepository(db: Kysely<Database>, executor: QueryExec
           ...(patch.postLogoutRedirectUris !== undefined && { post_logout_redirect_uris: JSON.stringify(patch.postLogoutRedirectUris) }),
           ...(patch.backchannelLogoutUri !== undefined && { backchannel_logout_uri: patch.backchannelLogoutUri }),
           ...(patch.grantTypes !== undefined && { grant_types: JSON.stringify(patch.grantTypes) }),
+          ...(patch.refreshTokenIdleSeconds !== undefined && { refresh_token_idle_seconds: patch.refreshTokenIdleSeconds }),
+          ...(patch.refreshTokenMaxSeconds !== undefined && { refresh_token_max_seconds: patch.refreshTokenMaxSeconds }),
           updated_at: toEpochSeconds(now),
         })
         .where('client_id', '=', clientId)
