@@ -38,6 +38,7 @@ import { registerDeveloperRoutes } from './developer/developer-routes.js';
 import { createMailer, type Mailer } from './mail/mailer.js';
 import { outboxPageIsAvailable, registerOutboxRoutes } from './mail/outbox-routes.js';
 import { registerAuthorizeRoutes } from './oauth/authorize.js';
+import { createStepUp } from './accounts/second-factor/step-up.js';
 import { registerClientCors } from './oauth/cors.js';
 import { registerRegistrationRoutes } from './oauth/registration.js';
 import { registerDiscoveryRoutes } from './oauth/discovery.js';
@@ -309,7 +310,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(async function authorizeFlow(flow) {
     flow.addHook('onRequest', addDocumentHeaders);
     flow.setErrorHandler(authorizeErrorHandler(storage, config));
-    registerAuthorizeRoutes(flow, { storage, config, signingKeys, audit });
+    registerAuthorizeRoutes(flow, { storage, config, signingKeys, audit, stepUp: createStepUp(storage, config) });
   });
 
   await app.register(async function pages(pageScope) {

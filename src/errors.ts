@@ -23,6 +23,7 @@ export type OAuthErrorCode =
   | 'login_required'
   | 'consent_required'
   | 'interaction_required'
+  | 'unmet_authentication_requirements'
   | 'request_not_supported'
   | 'request_uri_not_supported'
   // RFC 7591 §3.2.2
@@ -179,6 +180,16 @@ export class LoginRequired extends OAuthError {
 export class ConsentRequired extends OAuthError {
   constructor(description: string, options?: OAuthErrorOptions) {
     super('consent_required', 400, description, options);
+  }
+}
+
+/**
+ * OpenID Connect Unmet Authentication Requirements 1.0: the sign-in cannot reach what was required of it (a
+ * client that requires a second factor, for a user who has none).
+ */
+export class UnmetAuthenticationRequirements extends OAuthError {
+  constructor(description: string, options?: OAuthErrorOptions) {
+    super('unmet_authentication_requirements', 400, description, options);
   }
 }
 

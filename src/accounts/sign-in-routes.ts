@@ -11,6 +11,7 @@ import type { Config } from '../config.js';
 import { formField, noticeFor } from '../http/form-fields.js';
 import { renderPage } from '../http/render-page.js';
 import { noteSignIn } from '../observability/request-outcome.js';
+import { PASSWORD_AMR } from '../session/authentication-methods.js';
 import { endCurrentBrowserSession, startBrowserSession } from '../session/browser-session.js';
 import type { SessionEndings } from '../session/session-endings.js';
 import { safeReturnTo } from '../session/return-to.js';
@@ -83,7 +84,7 @@ export function registerSignInRoutes(app: FastifyInstance, { storage, config, si
     }
     await signInThrottle.recordSuccess(email);
     // A fresh session id at every sign-in (no session fixation); another person's session, if any, ends.
-    await startBrowserSession(endingDeps, config, request, reply, user, now);
+    await startBrowserSession(endingDeps, config, request, reply, user, PASSWORD_AMR, now);
     noteSignIn(request, 'success');
     audit.record(request, { type: 'user.signin.succeeded', userId: user.id });
     request.log.info({ event: 'signin', userId: user.id }, 'signed in');

@@ -6,6 +6,7 @@
 import type { FastifyInstance } from 'fastify';
 import { PageError } from '../errors.js';
 import { formField } from '../http/form-fields.js';
+import { PASSWORD_AMR } from '../session/authentication-methods.js';
 import { startBrowserSession } from '../session/browser-session.js';
 import { safeReturnTo } from '../session/return-to.js';
 import { renderPage } from '../http/render-page.js';
@@ -56,7 +57,7 @@ export function registerSignupRoutes(app: FastifyInstance, deps: AccountPageDeps
     request.log.info({ event: 'signup', userId: user.id }, 'account created');
     deps.audit.record(request, { type: 'user.created', userId: user.id, details: { via: 'signup' } });
     await sendVerificationMail(deps, user, request.log);
-    await startBrowserSession(deps, config, request, reply, user);
+    await startBrowserSession(deps, config, request, reply, user, PASSWORD_AMR);
     return reply.redirect(returnTo === '/' ? '/account?notice=welcome' : returnTo, 303);
   });
 }

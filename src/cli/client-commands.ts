@@ -17,12 +17,13 @@ import { printFields, printJson, UsageError } from './output.js';
 export const CLIENT_USAGE = `latch client create --name NAME --redirect-uri URI [--redirect-uri URI …] [--homepage-url URL] [--id-token-alg RS256|ES256|EdDSA]
                     [--post-logout-redirect-uri URI …] [--backchannel-logout-uri URI] [--public]
                     [--grant-type authorization_code|refresh_token|client_credentials …] [--scope "SCOPE …"]
-                    [--refresh-token-idle-seconds N] [--refresh-token-max-seconds N] [--json]
+                    [--refresh-token-idle-seconds N] [--refresh-token-max-seconds N] [--require-mfa] [--json]
 latch client list [--json]
 latch client show CLIENT_ID [--json]
 latch client add-redirect-uri CLIENT_ID URI
 latch client remove-redirect-uri CLIENT_ID URI
 latch client rotate-secret CLIENT_ID [--grace-seconds N] [--json]
+latch client set-require-mfa CLIENT_ID on|off [--json]
 latch client set-refresh-lifetimes CLIENT_ID [--refresh-token-idle-seconds N|default] [--refresh-token-max-seconds N|default] [--json]
 latch client delete CLIENT_ID`;
 
@@ -55,6 +56,7 @@ function describeClient(client: Client) {
     backchannel_logout_uri: client.backchannelLogoutUri,
     ...kindFields(client),
     ...lifetimeFields(client),
+    require_mfa: client.requireMfa,
     created_at: client.createdAt.toISOString(),
   };
 }
@@ -75,6 +77,7 @@ export async function runClientCommand(args: string[], storage: Storage, policy:
       'refresh-token-idle-seconds': { type: 'string' },
       'refresh-token-max-seconds': { type: 'string' },
       public: { type: 'boolean', default: false },
+      'require-mfa': { type: 'boolean', default: false },
       'grant-type': { type: 'string', multiple: true },
       scope: { type: 'string', multiple: true },
       json: { type: 'boolean', default: false },
@@ -110,6 +113,7 @@ export async function runClientCommand(args: string[], storage: Storage, policy:
           backchannelLogoutUri: values['backchannel-logout-uri'] ?? null,
           refreshTokenIdleSeconds: lifetimeOption('refresh-token-idle-seconds', values['refresh-token-idle-seconds']) ?? null,
           refreshTokenMaxSeconds: lifetimeOption('refresh-token-max-seconds', values['refresh-token-max-seconds']) ?? null,
+          requireMfa: values['require-mfa'],
         },
         policy,
       );
@@ -127,6 +131,7 @@ export async function runClientCommand(args: string[], storage: Storage, policy:
         backchannel_logout_uri: client.backchannelLogoutUri,
         ...kindFields(client),
         ...lifetimeFields(client),
+        require_mfa: client.requireMfa,
       };
       if (values.json) printJson(result);
       else {
@@ -197,6 +202,18 @@ export async function runClientCommand(args: string[], storage: Storage, policy:
         printFields(result);
         process.stderr.write('\nThese apply to refresh tokens issued or rotated from now on; null means the deployment\'s default.\n');
       }
+      return;
+    }
+    case 'set-require-mfa': {
+      const setting = positionals[1];
+      if (setting !== 'on' && setting !== 'off') throw new UsageError('latch client set-require-mfa needs CLIENT_ID on|off');
+      const client = await storage.clients.findById(clientIdArg());
+      if (!client) throw new UsageError(`No client with id ${clientIdArg()}`);
+      await storage.clients.update(client.clientId, { requireMfa: setting === 'on' }, new Date());
+      await recordCommandLineEvent(storage, { type: 'client.updated', clientId: client.clientId, details: { changed: ['require_mfa'] } });
+      const result = { client_id: client.clientId, require_mfa: setting === 'on' };
+      if (values.json) printJson(result);
+      else printFields(result);
       return;
     }
     case 'delete': {

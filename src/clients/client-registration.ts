@@ -39,6 +39,8 @@ export interface NewClientRegistration {
   /** Its own refresh-token lifetimes in seconds (refresh-lifetimes.ts); the deployment's when left out or null. */
   refreshTokenIdleSeconds?: number | null;
   refreshTokenMaxSeconds?: number | null;
+  /** Every user needs a second factor (session/authentication-methods.ts); off when left out. */
+  requireMfa?: boolean;
 }
 
 export const MAX_REDIRECT_URIS = 20;
@@ -129,6 +131,7 @@ export async function registerClientOfAnyKind(
       ...(registration.idTokenSignedResponseAlg !== undefined && { idTokenSignedResponseAlg: registration.idTokenSignedResponseAlg }),
       ...logout,
       ...lifetimes,
+      requireMfa: registration.requireMfa ?? false,
     },
     now,
   );

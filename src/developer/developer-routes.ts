@@ -204,7 +204,16 @@ export function registerDeveloperRoutes(app: FastifyInstance, { storage, config,
     const form = readAppForm(request.body);
     const { errors, redirectUris, postLogoutRedirectUris, backchannelLogoutUri } = checkAppForm(form, config);
     if (Object.keys(errors).length > 0) return renderApp(reply, owned.client, { status: 400, values: form, errors });
-    const patch = { name: form.name.trim(), redirectUris, homepageUrl: form.homepageUrl || null, logoUrl: form.logoUrl || null, postLogoutRedirectUris, backchannelLogoutUri };
+    const patch = {
+      name: form.name.trim(),
+      redirectUris,
+      homepageUrl: form.homepageUrl || null,
+      logoUrl: form.logoUrl || null,
+      postLogoutRedirectUris,
+      backchannelLogoutUri,
+      // A checkbox: sent only when ticked.
+      requireMfa: formField(request.body, 'require_mfa', 8) === 'yes',
+    };
     await storage.clients.update(owned.client.clientId, patch, new Date());
     const changed = changedFields(owned.client, patch);
     audit.record(request, { type: 'client.updated', userId: owned.current.user.id, clientId: owned.client.clientId, details: { changed, via: 'console' } });

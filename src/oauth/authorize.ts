@@ -17,7 +17,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AuditLog } from '../audit/audit-log.js';
 import type { Config } from '../config.js';
 import type { SigningKeyCache } from '../keys/signing-key-cache.js';
-import { AccessDenied, ConsentRequired, InvalidRequest, LoginRequired } from '../errors.js';
+import { AccessDenied, ConsentRequired, InteractionRequired, InvalidRequest, LoginRequired, UnmetAuthenticationRequirements } from '../errors.js';
+import { chooseAcr, levelOf, stepUpFor, wantedLevel, type EnrolledFactors, type StepUpKind } from '../session/authentication-methods.js';
 import { formActionSourceFor } from '../http/security-headers.js';
 import { readBrowserSession, type CurrentSession } from '../session/browser-session.js';
 import type { Storage } from '../storage/storage.js';
@@ -36,6 +37,11 @@ export interface AuthorizeRouteDeps {
   config: Config;
   signingKeys: SigningKeyCache;
   audit: AuditLog;
+  /** The second step of a sign-in, for a step-up (accounts/second-factor/step-up.ts, given by app.ts). */
+  stepUp: {
+    enrolledFactors(userId: number): Promise<EnrolledFactors>;
+    begin(reply: FastifyReply, user: CurrentSession['user'], returnTo: string, from: { amr: string[]; stepUp: StepUpKind }, now: Date): void;
+  };
 }
 
 const LOGIN_REQUIRED_BECAUSE: Record<SignInReason, string> = {
@@ -70,7 +76,26 @@ function formToQuery(body: unknown): string {
 
 const MAX_AUTHORIZATION_QUERY_LENGTH = 8192;
 
-export function registerAuthorizeRoutes(app: FastifyInstance, { storage, config, signingKeys, audit }: AuthorizeRouteDeps): void {
+export function registerAuthorizeRoutes(app: FastifyInstance, { storage, config, signingKeys, audit, stepUp: secondStep }: AuthorizeRouteDeps): void {
+  /**
+   * Whether the session reaches the level of authentication the request wants (acr_values, or a client that
+   * requires a second factor; session/authentication-methods.ts). Null when it does, or when nothing the
+   * person has enrolled could raise it and the request only wished for more (acr_values are voluntary, OIDC Core
+   * §3.1.2.1); otherwise the second step that would (a step-up). A client that requires a second factor of a
+   * person who has none is refused: unmet_authentication_requirements.
+   */
+  async function stepUpNeeded(authorization: AuthorizationRequest, current: CurrentSession): Promise<StepUpKind | null> {
+    const wanted = wantedLevel(authorization.acrValues, authorization.client.requireMfa);
+    if (wanted === null || (levelOf(current.session.amr) ?? 0) >= wanted.level) return null;
+    const stepUp = stepUpFor(wanted.level, await secondStep.enrolledFactors(current.user.id));
+    if (stepUp === null && wanted.essential) {
+      throw new UnmetAuthenticationRequirements(
+        `${authorization.client.name} requires two-step verification, and this account has none yet: the user can add an authenticator app or a passkey at ${config.issuer}/account/two-step, then sign in again`,
+      );
+    }
+    return stepUp;
+  }
+
   async function validate(request: FastifyRequest, params: RawParams): Promise<AuthorizationRequest> {
     const verified = await verifyClientAndRedirectUri(params, storage, (client) => {
       request.latchClient = client;
@@ -80,7 +105,14 @@ export function registerAuthorizeRoutes(app: FastifyInstance, { storage, config,
   }
 
   async function redirectWithCode(reply: FastifyReply, authorization: AuthorizationRequest, current: CurrentSession, status: 302 | 303) {
-    const code = await issueAuthorizationCode(storage, config, authorization, { userId: current.user.id, authTime: current.session.authTime, sid: current.session.sid });
+    const { session } = current;
+    const code = await issueAuthorizationCode(storage, config, authorization, {
+      userId: current.user.id,
+      authTime: session.authTime,
+      sid: session.sid,
+      amr: session.amr,
+      acr: chooseAcr(session.amr, authorization.acrValues),
+    });
     return reply.header('referrer-policy', 'no-referrer').redirect(buildCodeRedirect(config, authorization, code), status);
   }
 
@@ -112,6 +144,17 @@ export function registerAuthorizeRoutes(app: FastifyInstance, { storage, config,
       return reply.redirect(`/login?${loginQuery.toString()}`, 302);
     }
     const user = current!.user;
+
+    const stepUp = await stepUpNeeded(authorization, current!);
+    if (stepUp !== null) {
+      if (authorization.prompt.has('none')) {
+        throw new InteractionRequired('The request asks for a stronger sign-in than the session has (a second factor), and prompt=none forbids asking');
+      }
+      // The second step only: the password was given for this session already. Back here afterwards, where the
+      // renewed session (same sid, new auth_time and methods) reaches the level.
+      secondStep.begin(reply, user, `/oauth2/authorize?${rawQuery}`, { amr: current!.session.amr, stepUp }, now);
+      return reply.redirect('/login/two-step', 302);
+    }
 
     const consent = await storage.consents.find(user.id, authorization.client.clientId);
     const hasConsent = consent !== null && includesAll(consent.scope, authorization.scope);
@@ -162,6 +205,10 @@ export function registerAuthorizeRoutes(app: FastifyInstance, { storage, config,
     }
     if (body.decision === 'deny') throw new AccessDenied('The user denied the request');
     if (body.decision !== 'allow') throw new InvalidRequest('decision must be allow or deny', { redirectable: false });
+    // The consent page is shown only to a session that reached the level; a session changed since starts over.
+    if ((await stepUpNeeded(authorization, current)) !== null) {
+      return reply.redirect(`/oauth2/authorize?${rawQuery}`, 303);
+    }
 
     await storage.consents.grant(current.user.id, authorization.client.clientId, authorization.scope, new Date());
     audit.record(request, { type: 'consent.granted', userId: current.user.id, clientId: authorization.client.clientId, details: { scope: authorization.scope } });

@@ -10,6 +10,7 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { Config } from '../config.js';
 import { SIGNING_ALGORITHMS } from '../crypto/signing-algorithms.js';
 import { GRANTS } from './grants/index.js';
+import { ACR_VALUES_SUPPORTED } from '../session/authentication-methods.js';
 import { ID_TOKEN_CLAIMS } from './tokens/id-token.js';
 import { SUPPORTED_PROMPTS } from './request/prompt.js';
 import { SUPPORTED_SCOPES } from './request/scope.js';
@@ -44,6 +45,8 @@ export function buildProviderMetadata(config: Config): Record<string, unknown> {
     introspection_endpoint_auth_methods_supported: [...CLIENT_AUTHENTICATION_METHODS],
     code_challenge_methods_supported: ['S256'],
     claims_supported: [...ID_TOKEN_CLAIMS],
+    // OIDC Discovery §3; the levels from weakest to strongest (session/authentication-methods.ts).
+    acr_values_supported: [...ACR_VALUES_SUPPORTED],
     claim_types_supported: ['normal'],
     prompt_values_supported: [...SUPPORTED_PROMPTS],
     claims_parameter_supported: false,

@@ -37,9 +37,9 @@ function setSessionCookie(config: Config, reply: FastifyReply, sessionId: string
 
 /**
  * A sign-in: a fresh session id in the cookie every time (no session fixation). When the browser was already
- * signed in as the same person (a sign-in again for prompt=login or max_age), the session keeps its sid and the
- * apps signed in to in it, with the new cookie and auth_time: apps that hold id_tokens with that sid are not
- * signed out by it. A session of another person ends (and is announced, session-endings.ts).
+ * signed in as the same person (a sign-in again for prompt=login or max_age, or a step-up to a second factor),
+ * the session keeps its sid and the apps signed in to in it, with the new cookie, auth_time and methods: apps
+ * that hold id_tokens with that sid are not signed out by it. A session of another person ends (and is announced, session-endings.ts).
  */
 export async function startBrowserSession(
   deps: SessionEndingDeps,
@@ -47,6 +47,8 @@ export async function startBrowserSession(
   request: FastifyRequest,
   reply: FastifyReply,
   user: User,
+  /** RFC 8176 methods of this sign-in (authentication-methods.ts). */
+  amr: readonly string[],
   now = new Date(),
 ): Promise<void> {
   const { storage } = deps;
@@ -58,6 +60,7 @@ export async function startBrowserSession(
     expiresAt: new Date(now.getTime() + config.sessionTtlSeconds * 1000),
     userAgent: (request.headers['user-agent'] ?? '').slice(0, 300) || null,
     ipAddress: request.ip,
+    amr: [...amr],
   };
   const previous = await readBrowserSession(storage, config, request, now);
   let renewed = false;

@@ -50,6 +50,8 @@ export interface ClientsTable {
   /** Refresh-token lifetimes of this client in seconds (idle, absolute); null: the deployment's. */
   refresh_token_idle_seconds: number | null;
   refresh_token_max_seconds: number | null;
+  /** 1: every user of this client needs a second factor (acr https://refeds.org/profile/mfa at least). */
+  require_mfa: Generated<number>;
   /** 1 when the client registered itself (RFC 7591), 0 when a person or the CLI registered it. */
   registered_dynamically: Generated<number>;
 }
@@ -71,6 +73,9 @@ export interface AuthorizationCodesTable {
   consumed_at: number | null;
   /** The browser session (its public sid) the code was approved in; null for codes from before sids. */
   sid: string | null;
+  /** The session's RFC 8176 methods (space-separated; empty: unknown) and the acr chosen for the request. */
+  amr: Generated<string>;
+  acr: string | null;
 }
 
 export interface AccessTokensTable {
@@ -111,6 +116,9 @@ export interface RefreshTokensTable {
   revoked_at: number | null;
   /** The browser session (its public sid) the grant was approved in: id_tokens from every refresh carry it. */
   sid: string | null;
+  /** The grant's sign-in methods and acr (from its code): id_tokens from every refresh carry them. */
+  amr: Generated<string>;
+  acr: string | null;
 }
 
 export interface ConsentsTable {
@@ -136,6 +144,8 @@ export interface BrowserSessionsTable {
   ip_address: string | null;
   /** The session's public id (OIDC `sid`): random, unrelated to the cookie value and its hash. */
   sid: string;
+  /** RFC 8176 methods of its sign-in, space-separated (`pwd otp mfa`); empty for sessions from before they were kept. */
+  amr: Generated<string>;
 }
 
 /** The clients a code was issued to in a browser session, each once: whom a logout of that session concerns. */

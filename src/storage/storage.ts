@@ -76,6 +76,8 @@ export interface Client {
   /** This client's refresh-token lifetimes in seconds, or null for the deployment's (clients/refresh-lifetimes.ts). */
   refreshTokenIdleSeconds: number | null;
   refreshTokenMaxSeconds: number | null;
+  /** Every user of this client needs a second factor (issue 17 item 5; session/authentication-methods.ts). */
+  requireMfa: boolean;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -93,7 +95,9 @@ export type NewClient = Omit<
   | 'registeredDynamically'
   | 'refreshTokenIdleSeconds'
   | 'refreshTokenMaxSeconds'
+  | 'requireMfa'
 > & {
+  requireMfa?: boolean;
   refreshTokenIdleSeconds?: number | null;
   refreshTokenMaxSeconds?: number | null;
   registrationAccessTokenHash?: string | null;
@@ -122,6 +126,7 @@ export type ClientPatch = Partial<
     | 'grantTypes'
     | 'refreshTokenIdleSeconds'
     | 'refreshTokenMaxSeconds'
+    | 'requireMfa'
   >
 >;
 
@@ -160,11 +165,15 @@ export interface AuthorizationCode {
    * carry it (OIDC Back-Channel Logout 1.0 §2.3). Null for codes issued before sessions had one.
    */
   sid: string | null;
+  /** RFC 8176 methods of the session's sign-in (empty: not known, for codes from before they were kept). */
+  amr: string[];
+  /** The acr chosen for the request (session/authentication-methods.ts); null when not known. */
+  acr: string | null;
   createdAt: Date;
   expiresAt: Date;
   consumedAt: Date | null;
 }
-export type NewAuthorizationCode = Omit<AuthorizationCode, 'consumedAt' | 'sid'> & { sid?: string | null };
+export type NewAuthorizationCode = Omit<AuthorizationCode, 'consumedAt' | 'sid' | 'amr' | 'acr'> & { sid?: string | null; amr?: string[]; acr?: string | null };
 
 export interface ConsumeConditions {
   codeHash: string;
@@ -234,6 +243,9 @@ export interface RefreshToken {
   revokedAt: Date | null;
   /** The browser session the grant was approved in (AuthorizationCode.sid), carried from token to token. */
   sid: string | null;
+  /** The grant's sign-in methods and acr (AuthorizationCode.amr, .acr), carried from token to token. */
+  amr: string[];
+  acr: string | null;
 }
 
 /** A refresh token to issue: the rest comes from the code or the token it replaces. */
@@ -351,6 +363,8 @@ export interface BrowserSession {
   expiresAt: Date;
   userAgent: string | null;
   ipAddress: string | null;
+  /** RFC 8176 methods of the sign-in (session/authentication-methods.ts); empty for sessions from before they were kept. */
+  amr: string[];
 }
 
 /** Which of a user's sessions end: one by its hash, or all of them but optionally one. */
@@ -363,7 +377,7 @@ export interface EndedBrowserSession {
 }
 
 export interface BrowserSessionRepository {
-  insert(session: BrowserSession): Promise<void>;
+  insert(session: Omit<BrowserSession, 'amr'> & { amr?: string[] }): Promise<void>;
   /** The session when it exists and has not expired. */
   findActive(sessionHash: string, now: Date): Promise<BrowserSession | null>;
   listByUser(userId: number, now: Date): Promise<BrowserSession[]>;
@@ -373,7 +387,10 @@ export interface BrowserSessionRepository {
    * RFC 6265bis; OWASP Session Management): the row keeps its sid and the clients signed in to in it, so that
    * apps holding id_tokens with that sid keep matching it. Returns false when `oldSessionHash` is gone.
    */
-  renew(oldSessionHash: string, renewed: Pick<BrowserSession, 'sessionHash' | 'authTime' | 'lastSeenAt' | 'expiresAt' | 'userAgent' | 'ipAddress'>): Promise<boolean>;
+  renew(
+    oldSessionHash: string,
+    renewed: Pick<BrowserSession, 'sessionHash' | 'authTime' | 'lastSeenAt' | 'expiresAt' | 'userAgent' | 'ipAddress'> & { amr?: string[] },
+  ): Promise<boolean>;
   /**
    * Ends sessions of one user, returning for each its sid and the clients a code was issued to in it, read
    * before the rows go. The only way sessions end other than expiry: call it through

@@ -9,6 +9,7 @@ import { after, before, describe, test } from 'node:test';
 import { Secret, TOTP } from 'otpauth';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { launchChromium, screenshot, skipWithoutChromium } from '../helpers/chromium.js';
+import { authorizeUrl, pkcePair } from '../helpers/oauth-flow.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 
 const browserTest = (name: string, fn: () => Promise<void>) => test(name, { skip: skipWithoutChromium }, fn);
@@ -73,6 +74,38 @@ describe('two-step verification in a real browser without JavaScript', () => {
     await screenshot(page, 'two-step-04-on');
   });
 
+  browserTest('an app asks for a second factor (acr_values) of the password-only session: the second step only, then back to the app', async () => {
+    // Still the session of the password sign-in that set the app up: single-factor.
+    const app = await latch.createClient({ name: 'Step-up App', redirectUris: ['https://rp.example.test/callback'] });
+    await page.route('https://rp.example.test/**', (route) => route.fulfill({ status: 200, contentType: 'text/html', body: '<!doctype html><title>Back at the app</title>' }));
+    const { challenge } = pkcePair();
+    await page.goto(
+      authorizeUrl(latch.baseUrl, {
+        client_id: app.clientId,
+        redirect_uri: 'https://rp.example.test/callback',
+        response_type: 'code',
+        scope: 'openid profile',
+        state: 'st',
+        code_challenge: challenge,
+        code_challenge_method: 'S256',
+        acr_values: 'https://refeds.org/profile/mfa',
+      }),
+    );
+    await page.waitForURL(`${latch.baseUrl}/login/two-step`);
+    assert.match(await page.locator('body').innerText(), /The app you are signing in to asks for a second step/);
+    assert.equal(await page.getByLabel('Password').count(), 0, 'not the password again');
+    await screenshot(page, 'two-step-05a-step-up');
+    // A recovery code (the app's codes of this time step are spent): in a step-up it leads back to the app.
+    await page.getByRole('link', { name: 'Use a recovery code' }).click();
+    await page.getByLabel('Recovery code').fill(recoveryCodes[1]!);
+    await page.getByRole('button', { name: 'Verify' }).click();
+    await page.getByRole('button', { name: 'Allow' }).click();
+    await page.waitForURL(/^https:\/\/rp\.example\.test\/callback\?/);
+    const back = new URL(page.url());
+    assert.ok(back.searchParams.get('code'), 'a code for the app');
+    assert.equal(back.searchParams.get('state'), 'st');
+  });
+
   browserTest('sign in: the password, then a code from the app', async () => {
     await passwordStep();
     assert.match(await page.locator('body').innerText(), /Enter the 6-digit code from your authenticator app/);
@@ -91,6 +124,7 @@ describe('two-step verification in a real browser without JavaScript', () => {
     await page.getByLabel('Recovery code').fill(recoveryCodes[0]!);
     await page.getByRole('button', { name: 'Verify' }).click();
     await page.waitForURL(`${latch.baseUrl}/account/two-step`);
-    assert.match(await page.locator('body').innerText(), /9 codes are left/);
+    // Ten, less the one of the step-up and this one.
+    assert.match(await page.locator('body').innerText(), /8 codes are left/);
   });
 });

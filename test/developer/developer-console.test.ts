@@ -104,6 +104,20 @@ describe('developer console', () => {
     assert.equal(saved?.name, 'Renamed App');
   });
 
+  test('"Require two-step verification for every user": ticked, the app requires it; unticked, it no longer does', async () => {
+    const { clientId } = await registerApp();
+    const path = `/developer/apps/${clientId}`;
+    const fields = { name: 'Console App', redirect_uris: 'http://127.0.0.1:9999/callback', homepage_url: '', logo_url: '' };
+    const before = await browser.request(`${server.baseUrl}${path}`);
+    assert.match(pageText(before.body), /Require two-step verification for every user/);
+    assert.doesNotMatch(before.body, /id="require_mfa"[^>]*checked/, 'off by default');
+    assert.equal((await submitForm(browser, server.baseUrl, path, `${path}/settings`, { ...fields, require_mfa: 'yes' })).status, 303);
+    assert.equal((await server.storage.clients.findById(clientId))?.requireMfa, true);
+    assert.match((await browser.request(`${server.baseUrl}${path}`)).body, /<input[^>]*id="require_mfa"[^>]*checked/, 'shown ticked');
+    assert.equal((await submitForm(browser, server.baseUrl, path, `${path}/settings`, fields)).status, 303);
+    assert.equal((await server.storage.clients.findById(clientId))?.requireMfa, false, 'an unticked box is not sent: off');
+  });
+
   test('registering with post-logout redirect URLs and a back-channel logout URL stores them, and the app page shows them in its settings', async () => {
     const response = await submitForm(browser, server.baseUrl, '/developer', '/developer/apps', {
       name: 'Logout Console App',

@@ -339,6 +339,20 @@ describe('latch CLI', () => {
       }
     });
 
+    test('client create --require-mfa, then set-require-mfa off: stored, printed, and refused in words when unclear', async () => {
+      const created = await latch(['client', 'create', '--name', 'Bank', '--redirect-uri', 'https://bank.example.com/cb', '--require-mfa', '--json']);
+      assert.equal(created.code, 0, created.stderr);
+      const { client_id: clientId, require_mfa: requireMfa } = JSON.parse(created.stdout);
+      assert.equal(requireMfa, true);
+      assert.equal((await server.storage.clients.findById(clientId))?.requireMfa, true);
+      const off = await latch(['client', 'set-require-mfa', clientId, 'off', '--json']);
+      assert.equal(off.code, 0, off.stderr);
+      assert.deepEqual(JSON.parse(off.stdout), { client_id: clientId, require_mfa: false });
+      assert.equal(JSON.parse((await latch(['client', 'show', clientId, '--json'])).stdout).require_mfa, false);
+      assertCleanFailure(await latch(['client', 'set-require-mfa', clientId, 'maybe']), /needs CLIENT_ID on\|off/);
+      assertCleanFailure(await latch(['client', 'set-require-mfa', 'no-such-client', 'on']), /No client with id no-such-client/);
+    });
+
     describe('refresh-token lifetimes per client (issue 14 item 2)', () => {
       const seconds = (date: Date) => date.getTime() / 1000;
       const near = (actual: number, expected: number, what: string) => assert.ok(Math.abs(actual - expected) <= 5, `${what}: ${actual} is about ${expected}`);

@@ -85,6 +85,9 @@ export function defineRepositorySuite(label: string, open: () => Promise<SuiteDa
         codeChallenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
         authTime: EARLIER,
         sid: null,
+        // How the person signed in, carried to the grant's id_tokens (session/authentication-methods.ts).
+        amr: ['pwd', 'otp', 'mfa'],
+        acr: 'https://refeds.org/profile/mfa',
         createdAt: NOW,
         expiresAt: LATER,
         ...overrides,
@@ -484,6 +487,8 @@ export function defineRepositorySuite(label: string, open: () => Promise<SuiteDa
           successorEncrypted: null,
           revokedAt: null,
           sid: null,
+          amr: code.amr,
+          acr: code.acr,
         });
       });
 
@@ -504,6 +509,9 @@ export function defineRepositorySuite(label: string, open: () => Promise<SuiteDa
         const r = rotation(refreshHash, code.clientId);
         assert.equal((await storage.tokens.rotateRefreshToken(r, LATER))?.rotated.sid, sid);
         assert.equal((await storage.tokens.findRefreshByHash(r.successor.tokenHash))?.sid, sid);
+        // And how the person signed in (amr, acr): every refreshed id_token describes the same sign-in.
+        const successor = await storage.tokens.findRefreshByHash(r.successor.tokenHash);
+        assert.deepEqual([successor?.amr, successor?.acr], [code.amr, code.acr]);
       });
 
       test('a code without offline_access stores no refresh token, even when one is offered', async () => {
@@ -720,7 +728,7 @@ export function defineRepositorySuite(label: string, open: () => Promise<SuiteDa
 
     describe('browser sessions', () => {
       async function newSession(userId: number, expiresAt = FAR_FUTURE) {
-        const session = { sessionHash: `s-${unique()}`, sid: `sid-${unique()}`, userId, authTime: NOW, createdAt: NOW, lastSeenAt: NOW, expiresAt, userAgent: 'test-agent', ipAddress: '127.0.0.1' };
+        const session = { sessionHash: `s-${unique()}`, sid: `sid-${unique()}`, userId, authTime: NOW, createdAt: NOW, lastSeenAt: NOW, expiresAt, userAgent: 'test-agent', ipAddress: '127.0.0.1', amr: ['pwd'] };
         await storage.browserSessions.insert(session);
         return session;
       }

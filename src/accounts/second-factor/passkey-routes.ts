@@ -18,6 +18,7 @@ import { formField } from '../../http/form-fields.js';
 import type { Mailer } from '../../mail/mailer.js';
 import { passkeyChangedMessage } from '../../mail/messages.js';
 import { noteSignIn } from '../../observability/request-outcome.js';
+import { passkeyAmr, withSecondStep } from '../../session/authentication-methods.js';
 import { startBrowserSession } from '../../session/browser-session.js';
 import { requireBrowserSession } from '../../session/require-session.js';
 import type { SessionEndings } from '../../session/session-endings.js';
@@ -113,12 +114,22 @@ export function registerPasskeySignInRoutes(app: FastifyInstance, deps: PasskeyS
   const findPasskey = (credentialId: string) => storage.passkeys.findByCredentialId(credentialId);
 
   /** A verified assertion: the new counter (compare-and-set), then the session. */
-  async function finish(request: FastifyRequest, reply: FastifyReply, verified: Awaited<ReturnType<typeof verifyAuthentication>>, now: Date): Promise<User | null> {
+  /** `first`: the methods of the sign-in's first step when the passkey is its second; absent for a passkey alone. */
+  async function finish(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    verified: Awaited<ReturnType<typeof verifyAuthentication>>,
+    first: readonly string[] | null,
+    now: Date,
+  ): Promise<User | null> {
     const used = await storage.passkeys.recordUse(verified.passkey.credentialId, verified.passkey.counter, { counter: verified.counter, backedUp: verified.backedUp, at: now });
     const user = used ? await findUser(verified.passkey.userId) : null;
     if (!user) return null;
     await signInThrottle.recordSuccess(user.email);
-    await startBrowserSession({ storage, sessionEndings }, config, request, reply, user, now);
+    // BE (backup eligible) off: the key cannot leave its authenticator (RFC 8176 hwk); on: it may be synced (swk).
+    const deviceBound = !verified.passkey.backupEligible;
+    const amr = first === null ? passkeyAmr(deviceBound) : withSecondStep(first, { passkey: { deviceBound } });
+    await startBrowserSession({ storage, sessionEndings }, config, request, reply, user, amr, now);
     noteSignIn(request, 'success');
     return user;
   }
@@ -148,7 +159,7 @@ export function registerPasskeySignInRoutes(app: FastifyInstance, deps: PasskeyS
     } catch (error) {
       return refused(request, reply, error, null, now);
     }
-    const user = await finish(request, reply, verified, now);
+    const user = await finish(request, reply, verified, null, now);
     if (!user) return refuse(reply, 'This passkey was just used. Try again.');
     audit.record(request, { type: 'user.signin.succeeded', userId: user.id, details: { method: 'passkey' } });
     request.log.info({ event: 'signin', userId: user.id, method: 'passkey' }, 'signed in');
@@ -159,7 +170,10 @@ export function registerPasskeySignInRoutes(app: FastifyInstance, deps: PasskeyS
     const now = new Date();
     const pending = await readPendingSignIn(config, keys, request, findUser, now);
     if (!pending) return refuse(reply, 'Your sign-in has expired. Sign in again.');
-    return authenticationOptions(config, keys, reply, 'second-factor', { id: pending.userId, passkeys: await storage.passkeys.listByUser(pending.userId) }, now);
+    const passkeys = await storage.passkeys.listByUser(pending.userId);
+    // A step-up to phrh: only the keys that cannot leave their device are offered.
+    const offered = pending.stepUp === 'device-bound passkey' ? passkeys.filter((passkey) => !passkey.backupEligible) : passkeys;
+    return authenticationOptions(config, keys, reply, 'second-factor', { id: pending.userId, passkeys: offered }, now);
   });
 
   app.post('/login/two-step/passkey', { preHandler: app.csrfProtection }, async (request, reply) => {
@@ -176,7 +190,10 @@ export function registerPasskeySignInRoutes(app: FastifyInstance, deps: PasskeyS
     } catch (error) {
       return refused(request, reply, error, pending.user.email, now);
     }
-    const user = await finish(request, reply, verified, now);
+    if (pending.stepUp === 'device-bound passkey' && verified.passkey.backupEligible) {
+      return refuse(reply, 'The app asks for a passkey that cannot leave its device, such as a security key. Use one of those.');
+    }
+    const user = await finish(request, reply, verified, pending.amr, now);
     if (!user) return refuse(reply, 'This passkey was just used. Try again.');
     endPendingSignIn(config, reply);
     audit.record(request, { type: 'user.signin.succeeded', userId: user.id, details: { second_factor: 'passkey' } });

@@ -7,6 +7,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../../config.js';
 import { hashSecret } from '../../crypto/secrets.js';
+import type { StepUpKind } from '../../session/authentication-methods.js';
 import type { User } from '../../storage/storage.js';
 import type { SecondFactorKeys } from './second-factor-keys.js';
 import { openState, sealState } from './sealed-state.js';
@@ -18,6 +19,13 @@ const COOKIE_PATH = '/login';
 export interface PendingSignIn {
   userId: number;
   returnTo: string;
+  /** RFC 8176 methods of the first step (a password; for a step-up, the session's). */
+  amr: string[];
+  /**
+   * A step-up asked for by an app (acr_values, a client that requires a second factor): which second steps can
+   * reach the level it wants. Absent for a plain sign-in, where any enrolled factor will do.
+   */
+  stepUp?: StepUpKind;
 }
 
 function cookieName(config: Config): string {
@@ -27,8 +35,17 @@ function cookieName(config: Config): string {
 
 const passwordFingerprint = (user: User) => hashSecret(user.passwordHash).slice(0, 22);
 
-export function startPendingSignIn(config: Config, keys: SecondFactorKeys, reply: FastifyReply, user: User, returnTo: string, now: Date): void {
-  const sealed = sealState(keys.pendingState, PURPOSE, { u: user.id, r: returnTo, p: passwordFingerprint(user) }, new Date(now.getTime() + TTL_SECONDS * 1000));
+export function startPendingSignIn(
+  config: Config,
+  keys: SecondFactorKeys,
+  reply: FastifyReply,
+  user: User,
+  returnTo: string,
+  now: Date,
+  first: Pick<PendingSignIn, 'amr' | 'stepUp'> = { amr: ['pwd'] },
+): void {
+  const state = { u: user.id, r: returnTo, p: passwordFingerprint(user), a: first.amr, ...(first.stepUp && { s: first.stepUp }) };
+  const sealed = sealState(keys.pendingState, PURPOSE, state, new Date(now.getTime() + TTL_SECONDS * 1000));
   reply.setCookie(cookieName(config), sealed, { httpOnly: true, sameSite: 'lax', secure: config.secureCookies, path: COOKIE_PATH, maxAge: TTL_SECONDS });
 }
 
@@ -44,7 +61,9 @@ export async function readPendingSignIn(
   if (!state || typeof state.u !== 'number' || typeof state.r !== 'string') return null;
   const user = await findUser(state.u);
   if (!user || state.p !== passwordFingerprint(user)) return null;
-  return { userId: user.id, returnTo: state.r, user };
+  const amr = Array.isArray(state.a) && state.a.every((method) => typeof method === 'string') ? (state.a as string[]) : ['pwd'];
+  const stepUp = state.s === 'any' || state.s === 'passkey' || state.s === 'device-bound passkey' ? state.s : undefined;
+  return { userId: user.id, returnTo: state.r, user, amr, ...(stepUp && { stepUp }) };
 }
 
 export function endPendingSignIn(config: Config, reply: FastifyReply): void {

@@ -4,6 +4,7 @@
  * a change to the factors. Secrets are decrypted only here, for the one check, and never logged.
  */
 import { verifyPassword } from '../passwords.js';
+import type { EnrolledFactors } from '../../session/authentication-methods.js';
 import type { Storage, User } from '../../storage/storage.js';
 import { findRecoveryCode, generateRecoveryCodes, hashRecoveryCode } from './recovery-codes.js';
 import { totpSecretAssociatedData, type SecondFactorKeys } from './second-factor-keys.js';
@@ -12,6 +13,12 @@ import { matchTotpCode, normalizeTotpCode } from './totp.js';
 /** True when the account has an authenticator app: then a sign-in needs a code after the password. */
 export async function hasSecondFactor(storage: Storage, userId: number): Promise<boolean> {
   return (await storage.secondFactors.findTotp(userId)) !== null;
+}
+
+/** What the account has enrolled that could raise a sign-in (a step-up, session/authentication-methods.ts). */
+export async function enrolledFactors(storage: Storage, userId: number): Promise<EnrolledFactors> {
+  const [app, passkeys] = await Promise.all([storage.secondFactors.findTotp(userId), storage.passkeys.listByUser(userId)]);
+  return { authenticatorApp: app !== null, passkeys: passkeys.map((passkey) => ({ deviceBound: !passkey.backupEligible })) };
 }
 
 /** True when `code` is the app's code for now (± one step) and its step was not used before; records the step. */

@@ -12,6 +12,7 @@ import type { Config } from '../../config.js';
 import { formField } from '../../http/form-fields.js';
 import { renderPage } from '../../http/render-page.js';
 import { noteSignIn } from '../../observability/request-outcome.js';
+import { withSecondStep } from '../../session/authentication-methods.js';
 import { startBrowserSession } from '../../session/browser-session.js';
 import type { SessionEndings } from '../../session/session-endings.js';
 import type { Storage } from '../../storage/storage.js';
@@ -41,7 +42,7 @@ export function registerTwoStepSignInRoutes(app: FastifyInstance, deps: TwoStepS
     if (!pending) return reply.redirect('/login', 303);
     const method = (request.query as Record<string, unknown>).method === 'recovery' ? 'recovery' : 'app';
     const hasPasskeys = (await storage.passkeys.listByUser(pending.userId)).length > 0;
-    return renderPage(reply, TwoStepSignInPage({ csrfToken: reply.generateCsrf(), method, hasPasskeys }));
+    return renderPage(reply, TwoStepSignInPage({ csrfToken: reply.generateCsrf(), method, hasPasskeys, stepUp: pending.stepUp }));
   });
 
   app.post('/login/two-step', { preHandler: app.csrfProtection }, async (request, reply) => {
@@ -52,7 +53,9 @@ export function registerTwoStepSignInRoutes(app: FastifyInstance, deps: TwoStepS
     const method = formField(request.body, 'method') === 'recovery' ? 'recovery' : 'app';
     const code = formField(request.body, 'code', 100);
     const rerender = (error: TwoStepSignInProblem, status: number) =>
-      renderPage(reply.code(status), TwoStepSignInPage({ csrfToken: reply.generateCsrf(), method, error }));
+      renderPage(reply.code(status), TwoStepSignInPage({ csrfToken: reply.generateCsrf(), method, error, stepUp: pending.stepUp }));
+    // A step-up that only a passkey can satisfy takes no code: a code would not reach the level the app asked for.
+    if (pending.stepUp === 'passkey' || pending.stepUp === 'device-bound passkey') return reply.redirect('/login/two-step', 303);
 
     if (await signInThrottle.isThrottled(user.email, request.ip, now)) {
       noteSignIn(request, 'throttled');
@@ -68,11 +71,12 @@ export function registerTwoStepSignInRoutes(app: FastifyInstance, deps: TwoStepS
     }
     await signInThrottle.recordSuccess(user.email);
     endPendingSignIn(config, reply);
-    await startBrowserSession({ storage, sessionEndings }, config, request, reply, user, now);
+    await startBrowserSession({ storage, sessionEndings }, config, request, reply, user, withSecondStep(pending.amr, method === 'app' ? 'otp' : 'recovery_code'), now);
     noteSignIn(request, 'success');
     audit.record(request, { type: 'user.signin.succeeded', userId: user.id, details: { second_factor: method === 'app' ? 'totp' : 'recovery_code' } });
     request.log.info({ event: 'signin', userId: user.id, secondFactor: method }, 'signed in');
     // A recovery code used: the person lands where they can see how many are left and make new ones.
-    return reply.redirect(method === 'recovery' ? '/account/two-step' : pending.returnTo, 303);
+    // (Not in a step-up: the app that asked for it is waiting.)
+    return reply.redirect(method === 'recovery' && !pending.stepUp ? '/account/two-step' : pending.returnTo, 303);
   });
 }

@@ -60,7 +60,7 @@ async function exchangeAuthorizationCode({ storage, config, client, params, now,
     scope: redeemed.scope,
     user,
     // OIDC Core §3.1.3.3: an id_token when the authorization request had scope openid.
-    authentication: redeemed.scope.includes('openid') ? { nonce: redeemed.nonce, authTime: redeemed.authTime, sid: redeemed.sid } : null,
+    authentication: redeemed.scope.includes('openid') ? { nonce: redeemed.nonce, authTime: redeemed.authTime, sid: redeemed.sid, amr: redeemed.amr, acr: redeemed.acr } : null,
   };
 }
 

@@ -35,7 +35,8 @@ export interface IssuedGrant {
   user: User | null;
   /** The sign-in behind the grant, for an id_token (OIDC Core §3.1.3.3); null when none is issued. */
   /** sid: the browser session the grant was approved in (OIDC Back-Channel Logout 1.0 §2.3), null for older grants. */
-  authentication: { nonce: string | null; authTime: Date; sid: string | null } | null;
+  /** For the id_token: the grant's sign-in (amr, acr: session/authentication-methods.ts; empty and null when not known). */
+  authentication: { nonce: string | null; authTime: Date; sid: string | null; amr: string[]; acr: string | null } | null;
 }
 
 export interface Grant {

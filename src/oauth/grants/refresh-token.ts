@@ -114,6 +114,6 @@ async function issued(storage: Storage, config: Config, from: RefreshToken, scop
     scope,
     user,
     // OIDC Core §12.2: a new id_token with the same sub, the original auth_time, and no nonce.
-    authentication: scope.includes('openid') ? { nonce: null, authTime: from.authTime, sid: from.sid } : null,
+    authentication: scope.includes('openid') ? { nonce: null, authTime: from.authTime, sid: from.sid, amr: from.amr, acr: from.acr } : null,
   };
 }

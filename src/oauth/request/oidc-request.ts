@@ -3,8 +3,9 @@
  *
  * `request` and `request_uri` (request objects) are not supported and get their own error codes (§6.1, §6.2,
  * §3.1.2.6), before anything else is read, since a request object could carry the other parameters.
- * `display`, `ui_locales`, `claims_locales`, `acr_values` and `claims` are accepted and ignored, as are unknown
- * parameters (RFC 6749 §3.1); Latch has one page layout, one language and one level of authentication.
+ * `display`, `ui_locales`, `claims_locales` and `claims` are accepted and ignored, as are unknown parameters
+ * (RFC 6749 §3.1); Latch has one page layout and one language. `acr_values` asks for a level of authentication
+ * (session/authentication-methods.ts).
  */
 import { InvalidRequest, RequestNotSupported, RequestUriNotSupported } from '../../errors.js';
 import type { RawParams } from '../../http/form-body.js';
@@ -32,6 +33,8 @@ export interface OidcParameters {
   loginHint: string | null;
   /** A sign-in at or after this time satisfies prompt=login and max_age (see AUTHENTICATED_AFTER_PARAM). */
   authenticatedAfter: Date | null;
+  /** OIDC Core §3.1.2.1: the acr values asked for, in order of preference (space-separated); empty when none. */
+  acrValues: string[];
 }
 
 export function rejectRequestObjects(params: RawParams): void {
@@ -64,5 +67,7 @@ export function parseOidcParameters(params: RawParams): OidcParameters {
   const marker = readParam(params, AUTHENTICATED_AFTER_PARAM, { maxLength: 12 });
   const authenticatedAfter = marker !== undefined && /^\d{1,12}$/.test(marker) ? new Date(Number(marker) * 1000) : null;
 
-  return { nonce, prompt, maxAgeSeconds, idTokenHint, loginHint, authenticatedAfter };
+  const acrValues = (readParam(params, 'acr_values', { maxLength: 1024 }) ?? '').split(' ').filter((value) => value !== '');
+
+  return { nonce, prompt, maxAgeSeconds, idTokenHint, loginHint, authenticatedAfter, acrValues };
 }

@@ -13,7 +13,7 @@ export async function issueAuthorizationCode(
   storage: Storage,
   config: Config,
   request: AuthorizationRequest,
-  session: { userId: number; authTime: Date; sid: string },
+  session: { userId: number; authTime: Date; sid: string; amr: string[]; acr: string | null },
   now = new Date(),
 ): Promise<string> {
   const code = generateTimeOrderedSecret(SECRET_PREFIX.authorizationCode, now.getTime());
@@ -31,6 +31,9 @@ export async function issueAuthorizationCode(
     // The session it was approved in: its sid goes into the grant's id_tokens, and the session records this
     // client, so that a logout of it knows whom to tell.
     sid: session.sid,
+    // How the person signed in, and the acr chosen for this request: the grant's id_tokens carry both.
+    amr: session.amr,
+    acr: session.acr,
     createdAt: now,
     expiresAt: new Date(now.getTime() + config.authorizationCodeTtlSeconds * 1000),
   });

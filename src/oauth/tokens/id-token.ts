@@ -13,7 +13,7 @@ import type { User } from '../../storage/storage.js';
 import { endPhase, startPhase } from '../../observability/server-timing.js';
 import { scopedClaims } from './user-object.js';
 
-export const ID_TOKEN_CLAIMS = ['iss', 'sub', 'aud', 'exp', 'iat', 'auth_time', 'nonce', 'at_hash', 'azp', 'sid', 'email', 'email_verified', 'name', 'picture'] as const;
+export const ID_TOKEN_CLAIMS = ['iss', 'sub', 'aud', 'exp', 'iat', 'auth_time', 'nonce', 'at_hash', 'azp', 'sid', 'acr', 'amr', 'email', 'email_verified', 'name', 'picture'] as const;
 
 export interface IdTokenContents {
   issuer: string;
@@ -25,6 +25,9 @@ export interface IdTokenContents {
   authTime: Date;
   /** The browser session the grant was approved in (BrowserSession.sid); null for grants from before sids. */
   sid: string | null;
+  /** RFC 8176 methods of the grant's sign-in, and its acr (session/authentication-methods.ts); empty and null when not known. */
+  amr: readonly string[];
+  acr: string | null;
   accessToken: string;
   ttlSeconds: number;
   now: Date;
@@ -57,6 +60,10 @@ export function buildIdTokenClaims(contents: IdTokenContents): Record<string, un
     // OIDC Back-Channel Logout 1.0 §2.3 (and Front-Channel §3): the session, so that a logout token naming it
     // can be matched; the same value for every id_token of the grant, the refreshed ones too.
     ...(contents.sid !== null && { sid: contents.sid }),
+    // OIDC Core §2: how the person authenticated, and what that is worth. Grants from before Latch kept this
+    // carry neither, rather than a guess.
+    ...(contents.acr !== null && { acr: contents.acr }),
+    ...(contents.amr.length > 0 && { amr: [...contents.amr] }),
   };
   return { ...claims, ...scopedClaims(contents.user, contents.scope) };
 }

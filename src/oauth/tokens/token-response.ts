@@ -40,6 +40,8 @@ export async function buildTokenResponse(
         nonce: issued.authentication.nonce,
         authTime: issued.authentication.authTime,
         sid: issued.authentication.sid,
+        amr: issued.authentication.amr,
+        acr: issued.authentication.acr,
         accessToken: issued.accessToken,
         ttlSeconds: config.idTokenTtlSeconds,
         now,

@@ -17,6 +17,7 @@ import * as secondFactors from './2026_11_24_0700_second_factors.js';
 import * as passkeys from './2026_11_24_0710_passkeys.js';
 import * as dynamicRegistration from './2026_11_24_0800_dynamic_registration.js';
 import * as clientRefreshLifetimes from './2026_11_25_0000_client_refresh_lifetimes.js';
+import * as authenticationMethods from './2026_11_25_0100_authentication_methods.js';
 
 export const migrations: Record<string, Migration> = {
   '2026_11_22_0000_initial': initial,
@@ -33,6 +34,7 @@ export const migrations: Record<string, Migration> = {
   '2026_11_24_0710_passkeys': passkeys,
   '2026_11_24_0800_dynamic_registration': dynamicRegistration,
   '2026_11_25_0000_client_refresh_lifetimes': clientRefreshLifetimes,
+  '2026_11_25_0100_authentication_methods': authenticationMethods,
 };
 
 export const migrationProvider: MigrationProvider = {

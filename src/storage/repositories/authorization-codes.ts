@@ -21,6 +21,8 @@ const insertCode = precompileQuery(
       codeChallenge: string | null;
       authTime: number;
       sid: string | null;
+      amr: string;
+      acr: string | null;
       createdAt: number;
       expiresAt: number;
     }>,
@@ -36,6 +38,8 @@ const insertCode = precompileQuery(
       code_challenge: p('codeChallenge'),
       auth_time: p('authTime'),
       sid: p('sid'),
+      amr: p('amr'),
+      acr: p('acr'),
       created_at: p('createdAt'),
       expires_at: p('expiresAt'),
       consumed_at: null,
@@ -74,6 +78,8 @@ function* insertCodePlan(db: Kysely<Database>, code: NewAuthorizationCode): Writ
     codeChallenge: code.codeChallenge,
     authTime: toEpochSeconds(code.authTime),
     sid,
+    amr: toScopeText(code.amr ?? []),
+    acr: code.acr ?? null,
     createdAt: toEpochSeconds(code.createdAt),
     expiresAt: toExpiryEpochSeconds(code.expiresAt),
   });
@@ -154,6 +160,8 @@ export function toAuthorizationCode(row: AuthorizationCodeRow): AuthorizationCod
     codeChallenge: row.code_challenge,
     authTime: fromEpochSeconds(row.auth_time),
     sid: row.sid,
+    amr: fromScopeText(row.amr),
+    acr: row.acr,
     createdAt: fromEpochSeconds(row.created_at),
     expiresAt: fromEpochSeconds(row.expires_at),
     consumedAt: fromNullableEpochSeconds(row.consumed_at),

@@ -3,7 +3,7 @@ import type { BrowserSessionRow, Database } from '../database.js';
 import type { BrowserSession, BrowserSessionRepository } from '../storage.js';
 import { precompileQuery, type Parameter } from '../precompiled-query.js';
 import type { QueryExecutor } from '../query-executor.js';
-import { fromEpochSeconds, toEpochSeconds, toExpiryEpochSeconds } from './columns.js';
+import { fromEpochSeconds, fromScopeText, toEpochSeconds, toExpiryEpochSeconds, toScopeText } from './columns.js';
 import { deleteRows } from './batched-delete.js';
 
 /** Read by every request that carries a session cookie: compiled once (precompiled-query.ts). */
@@ -22,6 +22,7 @@ function toBrowserSession(row: BrowserSessionRow): BrowserSession {
     expiresAt: fromEpochSeconds(row.expires_at),
     userAgent: row.user_agent,
     ipAddress: row.ip_address,
+    amr: fromScopeText(row.amr),
   };
 }
 
@@ -40,6 +41,7 @@ export function createBrowserSessionRepository(db: Kysely<Database>, executor: Q
           expires_at: toExpiryEpochSeconds(session.expiresAt),
           user_agent: session.userAgent,
           ip_address: session.ipAddress,
+          amr: toScopeText(session.amr ?? []),
         })
         .execute();
     },
@@ -74,6 +76,7 @@ export function createBrowserSessionRepository(db: Kysely<Database>, executor: Q
           expires_at: toExpiryEpochSeconds(renewed.expiresAt),
           user_agent: renewed.userAgent,
           ip_address: renewed.ipAddress,
+          ...(renewed.amr !== undefined && { amr: toScopeText(renewed.amr) }),
         })
         .where('session_hash', '=', oldSessionHash)
         .executeTakeFirst();

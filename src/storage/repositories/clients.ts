@@ -37,6 +37,7 @@ function toClient(row: ClientRow): Client {
     registeredDynamically: Number(row.registered_dynamically) === 1,
     refreshTokenIdleSeconds: row.refresh_token_idle_seconds === null ? null : Number(row.refresh_token_idle_seconds),
     refreshTokenMaxSeconds: row.refresh_token_max_seconds === null ? null : Number(row.refresh_token_max_seconds),
+    requireMfa: Number(row.require_mfa) === 1,
     createdAt: fromEpochSeconds(row.created_at),
     updatedAt: fromEpochSeconds(row.updated_at),
   };
@@ -83,6 +84,7 @@ export function createClientRepository(db: Kysely<Database>, executor: QueryExec
           registered_dynamically: client.registeredDynamically ? 1 : 0,
           refresh_token_idle_seconds: client.refreshTokenIdleSeconds ?? null,
           refresh_token_max_seconds: client.refreshTokenMaxSeconds ?? null,
+          require_mfa: client.requireMfa ? 1 : 0,
           created_at: at,
           updated_at: at,
         })
@@ -110,6 +112,7 @@ export function createClientRepository(db: Kysely<Database>, executor: QueryExec
           ...(patch.grantTypes !== undefined && { grant_types: JSON.stringify(patch.grantTypes) }),
           ...(patch.refreshTokenIdleSeconds !== undefined && { refresh_token_idle_seconds: patch.refreshTokenIdleSeconds }),
           ...(patch.refreshTokenMaxSeconds !== undefined && { refresh_token_max_seconds: patch.refreshTokenMaxSeconds }),
+          ...(patch.requireMfa !== undefined && { require_mfa: patch.requireMfa ? 1 : 0 }),
           updated_at: toEpochSeconds(now),
         })
         .where('client_id', '=', clientId)

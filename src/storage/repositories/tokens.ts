@@ -95,6 +95,8 @@ const insertRefreshToken = precompileQuery(
       scope: string;
       authTime: number;
       sid: string | null;
+      amr: string;
+      acr: string | null;
       createdAt: number;
       expiresAt: number;
       grantExpiresAt: number;
@@ -108,6 +110,8 @@ const insertRefreshToken = precompileQuery(
       scope: p('scope'),
       auth_time: p('authTime'),
       sid: p('sid'),
+      amr: p('amr'),
+      acr: p('acr'),
       created_at: p('createdAt'),
       expires_at: p('expiresAt'),
       grant_expires_at: p('grantExpiresAt'),
@@ -149,6 +153,8 @@ export function toRefreshToken(row: RefreshTokenRow): RefreshToken {
     successorEncrypted: row.successor_encrypted,
     revokedAt: fromNullableEpochSeconds(row.revoked_at),
     sid: row.sid,
+    amr: fromScopeText(row.amr),
+    acr: row.acr,
   };
 }
 
@@ -169,8 +175,10 @@ function* rotateRefreshPlan(db: Kysely<Database>, rotation: RefreshRotation, now
     userId: Number(row.user_id),
     scope: row.scope,
     authTime: Number(row.auth_time),
-    // The session the grant was approved in: id_tokens from every refresh carry its sid.
+    // The session the grant was approved in: id_tokens from every refresh carry its sid, amr and acr.
     sid: row.sid,
+    amr: row.amr,
+    acr: row.acr,
     createdAt: at,
     // Idle expiry from now, never past the grant's absolute one.
     expiresAt: Math.min(toExpiryEpochSeconds(new Date(now.getTime() + rotation.successor.idleSeconds * 1000)), Number(row.grant_expires_at)),
@@ -218,6 +226,8 @@ function* redeemCodePlan(
       scope: consumed.scope,
       authTime: Number(consumed.auth_time),
       sid: consumed.sid,
+      amr: consumed.amr,
+      acr: consumed.acr,
       createdAt: toEpochSeconds(now),
       expiresAt: toExpiryEpochSeconds(issued.expiresAt),
       grantExpiresAt: toExpiryEpochSeconds(issued.grantExpiresAt),
@@ -270,7 +280,7 @@ const rotateRefreshStatement = precompileQuery(
       .with('successor', (qc) =>
         qc
           .insertInto('refresh_tokens')
-          .columns(['token_hash', 'grant_id', 'client_id', 'user_id', 'scope', 'auth_time', 'sid', 'created_at', 'expires_at', 'grant_expires_at'])
+          .columns(['token_hash', 'grant_id', 'client_id', 'user_id', 'scope', 'auth_time', 'sid', 'amr', 'acr', 'created_at', 'expires_at', 'grant_expires_at'])
           .expression(
             qc
               .selectFrom('rotated')
@@ -282,8 +292,10 @@ const rotateRefreshStatement = precompileQuery(
                 'user_id',
                 'scope',
                 'auth_time',
-                // The session the grant was approved in: id_tokens from every refresh carry its sid.
+                // The session the grant was approved in: id_tokens from every refresh carry its sid, amr and acr.
                 'sid',
+                'amr',
+                'acr',
                 sql<number>`cast(${p('now')} as bigint)`.as('created_at'),
                 // Idle expiry from now, never past the grant's absolute one.
                 sql<number>`least(cast(${p('successorExpiresAt')} as bigint), grant_expires_at)`.as('expires_at'),
@@ -395,7 +407,7 @@ function buildRedeemStatement(shape: ConsumeShape, scope: RedeemScope) {
       .with('refresh', (qc) =>
         qc
           .insertInto('refresh_tokens')
-          .columns(['token_hash', 'grant_id', 'client_id', 'user_id', 'scope', 'auth_time', 'sid', 'created_at', 'expires_at', 'grant_expires_at'])
+          .columns(['token_hash', 'grant_id', 'client_id', 'user_id', 'scope', 'auth_time', 'sid', 'amr', 'acr', 'created_at', 'expires_at', 'grant_expires_at'])
           .expression(
             qc
               .selectFrom('consumed')
@@ -407,6 +419,8 @@ function buildRedeemStatement(shape: ConsumeShape, scope: RedeemScope) {
                 'scope',
                 'auth_time',
                 'sid',
+                'amr',
+                'acr',
                 sql<number>`cast(${p('now')} as bigint)`.as('created_at'),
                 sql<number>`cast(${p('refreshExpiresAt')} as bigint)`.as('expires_at'),
                 sql<number>`cast(${p('grantExpiresAt')} as bigint)`.as('grant_expires_at'),

@@ -56,6 +56,8 @@ export interface DeveloperAppPageProps {
     previousSecretExpiresAt: Date | null;
     /** none: a single-page or mobile app, with no secret. */
     tokenEndpointAuthMethod: 'client_secret_basic' | 'none';
+    /** Every user needs a second factor (session/authentication-methods.ts). */
+    requireMfa: boolean;
   };
   now: Date;
   graceSeconds: number;
@@ -153,6 +155,14 @@ export function DeveloperAppPage(props: DeveloperAppPageProps) {
             }}
             errors={props.errors}
           />
+          <label class="checkbox" for="require_mfa">
+            <input type="checkbox" id="require_mfa" name="require_mfa" value="yes" checked={app.requireMfa} aria-describedby="require_mfa-hint" />
+            Require two-step verification for every user
+          </label>
+          <p class="hint" id="require_mfa-hint">
+            People who have no authenticator app or passkey yet are sent back to the app with unmet_authentication_requirements
+            and asked to add one; id_tokens carry acr https://refeds.org/profile/mfa or stronger.
+          </p>
           <div class="actions">
             <button type="submit">Save settings</button>
           </div>

@@ -18,14 +18,47 @@ export interface TwoStepSignInPageProps {
   error?: TwoStepSignInProblem | undefined;
   /** The account has passkeys: one can be the second step. */
   hasPasskeys?: boolean;
+  /**
+   * An app asked for a stronger sign-in than this session's (step-up, session/authentication-methods.ts): which
+   * second steps reach it. `passkey` and `device-bound passkey` leave out the codes.
+   */
+  stepUp?: 'any' | 'passkey' | 'device-bound passkey' | undefined;
 }
 
-export function TwoStepSignInPage({ csrfToken, method, error, hasPasskeys }: TwoStepSignInPageProps) {
+const STEP_UP_LEADS = {
+  any: 'The app you are signing in to asks for a second step.',
+  passkey: 'The app you are signing in to asks you to confirm with a passkey.',
+  'device-bound passkey': 'The app you are signing in to asks you to confirm with a passkey that cannot leave its device, such as a security key.',
+} as const;
+
+export function TwoStepSignInPage({ csrfToken, method, error, hasPasskeys, stepUp }: TwoStepSignInPageProps) {
   const app = method === 'app';
+  const passkeyOnly = stepUp === 'passkey' || stepUp === 'device-bound passkey';
+  if (passkeyOnly) {
+    return (
+      <Layout title="Two-step verification">
+        <div class="card">
+          <h1>Two-step verification</h1>
+          <p class="lead">{STEP_UP_LEADS[stepUp]}</p>
+          <div class="actions">
+            <button type="button" data-passkey="second-factor" data-action="/login/two-step/passkey" data-status="passkey-status" hidden>
+              Use a passkey
+            </button>
+          </div>
+          <p id="passkey-status" aria-live="polite" class="hint" />
+          <script src="/assets/passkeys.js" defer />
+          <p class="hint">
+            <a href="/login">Start over</a>
+          </p>
+        </div>
+      </Layout>
+    );
+  }
   return (
     <Layout title="Two-step verification">
       <div class="card">
         <h1>Two-step verification</h1>
+        {stepUp ? <p>{STEP_UP_LEADS[stepUp]}</p> : null}
         <p class="lead">{app ? 'Enter the 6-digit code from your authenticator app.' : 'Enter one of your recovery codes. Each code works once.'}</p>
         {error ? (
           <p class="alert error" role="alert" id="two-step-error">
