@@ -344,7 +344,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       reply.code(405).header('allow', allowed.join(', '));
       // What to use instead: HEAD and OPTIONS (CORS preflights) go without saying.
       const instead = allowed.filter((m) => m !== 'HEAD' && m !== 'OPTIONS').join(' and ');
-      const description = `${path} answers ${instead}, not ${request.method}`;
+      // The token endpoint is where this happens most (a browser address bar, a library set to GET): say how.
+      const how = path === '/oauth2/token' ? ': send the token request as POST with an application/x-www-form-urlencoded body (RFC 6749 §3.2), never in the URL' : '';
+      const description = `${path} answers ${instead}, not ${request.method}${how}`;
       if (request.url.startsWith('/oauth2/') || request.url.startsWith('/.well-known/')) {
         return reply.send({ error: 'invalid_request', error_description: description, request_id: request.id });
       }

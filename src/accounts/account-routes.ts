@@ -9,6 +9,7 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import { pageErrorHandler } from '../oauth/error-surfaces.js';
 import { readUploadForm, UploadProblem } from '../http/form-body.js';
 import { formField, noticeFor } from '../http/form-fields.js';
+import { outboxPageIsAvailable } from '../mail/outbox-routes.js';
 import { noteRequestFailure } from '../http/request-failure.js';
 import { clearSessionCookie, readBrowserSession, type CurrentSession } from '../session/browser-session.js';
 import { endBrowserSessions } from '../session/session-endings.js';
@@ -53,6 +54,7 @@ export function registerAccountRoutes(app: FastifyInstance, deps: AccountPageDep
         usesUploadedAvatar: isUploadedAvatar(config.issuer, current.user.avatarUrl),
         passwordMinLength: PASSWORD_MIN_LENGTH,
         notice: extra.notice,
+        localOutbox: outboxPageIsAvailable(config),
         errors: extra.errors ?? {},
         values: extra.values ?? {},
         sessions: sessions

@@ -8,6 +8,7 @@ import { formField } from '../http/form-fields.js';
 import { passwordResetMessage } from '../mail/messages.js';
 import { renderPage } from '../http/render-page.js';
 import { endBrowserSessions } from '../session/session-endings.js';
+import { outboxPageIsAvailable } from '../mail/outbox-routes.js';
 import { ForgotPasswordPage, ResetMailSentPage, TOO_MANY_RESET_REQUESTS } from '../views/pages/forgot-password-page.js';
 import { ResetLinkNotUsablePage, ResetPasswordPage } from '../views/pages/reset-password-page.js';
 import { checkEmail, checkPassword, PASSWORD_MIN_LENGTH } from './account-rules.js';
@@ -48,7 +49,7 @@ export function registerPasswordResetRoutes(app: FastifyInstance, deps: AccountP
       if (mailer.kind === 'smtp') sending.catch(logFailure);
       else await sending.catch(logFailure);
     }
-    return renderPage(reply, ResetMailSentPage({ email }));
+    return renderPage(reply, ResetMailSentPage({ email, localOutbox: outboxPageIsAvailable(config) }));
   });
 
   app.get('/reset-password', async (request, reply) => {

@@ -24,6 +24,7 @@ import { readBrowserSession, type CurrentSession } from '../session/browser-sess
 import type { Storage } from '../storage/storage.js';
 import { ConsentPage } from '../views/pages/consent-page.js';
 import { renderPage } from '../http/render-page.js';
+import { recordClientNote } from './client-failure-log.js';
 import { buildCodeRedirect, issueAuthorizationCode } from './tokens/authorization-code-issuer.js';
 import { signInRequirement, type SignInReason } from './request/authentication-requirement.js';
 import { parseAuthorizationRequest, stateForErrorRedirect, verifyClientAndRedirectUri, type AuthorizationRequest } from './request/authorize-request.js';
@@ -104,8 +105,20 @@ export function registerAuthorizeRoutes(app: FastifyInstance, { storage, config,
     return parseAuthorizationRequest(params, verified);
   }
 
-  async function redirectWithCode(reply: FastifyReply, authorization: AuthorizationRequest, current: CurrentSession, status: 302 | 303) {
+  async function redirectWithCode(request: FastifyRequest, reply: FastifyReply, authorization: AuthorizationRequest, current: CurrentSession, status: 302 | 303) {
     const { session } = current;
+    if (authorization.ignoredScope.length > 0) {
+      // Once per code (not per round trip of the request): the developer sees what their library sent in vain.
+      const ignored = authorization.ignoredScope.map((value) => `'${value}'`).join(', ');
+      await recordClientNote(
+        storage,
+        request,
+        'authorize',
+        'scope_ignored',
+        `Latch ignored the scope ${ignored} (values it does not know are ignored in OpenID Connect requests, OIDC Core §3.1.2.1); granted: ${authorization.scope.join(' ')}`,
+        { ignored: authorization.ignoredScope, granted: authorization.scope },
+      );
+    }
     const code = await issueAuthorizationCode(storage, config, authorization, {
       userId: current.user.id,
       authTime: session.authTime,
@@ -159,7 +172,7 @@ export function registerAuthorizeRoutes(app: FastifyInstance, { storage, config,
     const consent = await storage.consents.find(user.id, authorization.client.clientId);
     const hasConsent = consent !== null && includesAll(consent.scope, authorization.scope);
     if (hasConsent && !authorization.prompt.has('consent')) {
-      return redirectWithCode(reply, authorization, current!, 302);
+      return redirectWithCode(request, reply, authorization, current!, 302);
     }
     if (authorization.prompt.has('none')) {
       throw new ConsentRequired('The user has not allowed this client these scopes yet, and prompt=none forbids asking');
@@ -212,6 +225,6 @@ export function registerAuthorizeRoutes(app: FastifyInstance, { storage, config,
 
     await storage.consents.grant(current.user.id, authorization.client.clientId, authorization.scope, new Date());
     audit.record(request, { type: 'consent.granted', userId: current.user.id, clientId: authorization.client.clientId, details: { scope: authorization.scope } });
-    return redirectWithCode(reply, authorization, current, 303);
+    return redirectWithCode(request, reply, authorization, current, 303);
   });
 }

@@ -14,7 +14,7 @@ import { parseOidcParameters, rejectRequestObjects, type OidcParameters } from '
 import type { RawParams } from '../../http/form-body.js';
 import { findDuplicatedParam, readParam } from './params.js';
 import { isValidS256Challenge } from './pkce.js';
-import { OFFLINE_ACCESS, parseScope } from './scope.js';
+import { OFFLINE_ACCESS, parseAuthorizationScope } from './scope.js';
 import { unknownClientDescription } from './unknown-client.js';
 
 export const MAX_STATE_LENGTH = 2048;
@@ -26,6 +26,8 @@ export interface VerifiedClientRedirect {
 
 export interface AuthorizationRequest extends VerifiedClientRedirect, OidcParameters {
   scope: string[];
+  /** Scope values of an OpenID Connect request that Latch does not know, ignored (scope.ts parseAuthorizationScope). */
+  ignoredScope: string[];
   state: string | undefined;
   /** The S256 code challenge, or null when the client sent none. */
   codeChallenge: string | null;
@@ -80,7 +82,7 @@ export function parseAuthorizationRequest(params: RawParams, verified: VerifiedC
   if (!client.grantTypes.includes('authorization_code')) {
     throw new UnauthorizedClient(`This client is registered for ${client.grantTypes.join(', ')} only, not for sign-ins (authorization_code)`);
   }
-  const scope = parseScope(readParam(params, 'scope', { maxLength: 1024 }));
+  const { scope, ignored: ignoredScope } = parseAuthorizationScope(readParam(params, 'scope', { maxLength: 1024 }));
   if (scope.includes(OFFLINE_ACCESS) && !client.grantTypes.includes('refresh_token')) {
     throw new InvalidScope('offline_access asks for a refresh token, and this client is not registered for the refresh_token grant');
   }
@@ -107,5 +109,5 @@ export function parseAuthorizationRequest(params: RawParams, verified: VerifiedC
     throw new InvalidRequest('code_challenge is required: this is a public client (a single-page or mobile app), and public clients must use PKCE with code_challenge_method=S256 (RFC 9700 §2.1.1)');
   }
 
-  return { ...verified, scope, state, codeChallenge: codeChallenge ?? null, ...parseOidcParameters(params) };
+  return { ...verified, scope, ignoredScope, state, codeChallenge: codeChallenge ?? null, ...parseOidcParameters(params) };
 }

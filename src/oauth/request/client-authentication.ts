@@ -35,6 +35,18 @@ function readBasicCredentials(header: string): { clientId: string; clientSecret:
   return { clientId: decodeCredential(decoded.slice(0, colon), true), clientSecret: decodeCredential(decoded.slice(colon + 1), true) };
 }
 
+/**
+ * Credentials put in the URL's query string, where Latch never reads them (RFC 6749 §2.3.1: "MUST NOT be
+ * included in the request URI"; they end up in access logs and proxies): a sentence to add to the error, so
+ * that the caller learns they were seen and ignored, and where they go instead. Never the values themselves.
+ */
+function credentialsInQueryNote(request: FastifyRequest): string {
+  const query = (request.query ?? {}) as Record<string, unknown>;
+  const sent = ['client_secret', 'client_id'].filter((name) => query[name] !== undefined);
+  if (sent.length === 0) return '';
+  return `. ${sent.join(' and ')} ${sent.length > 1 ? 'were' : 'was'} sent in the URL's query string, where Latch ignores ${sent.length > 1 ? 'them' : 'it'} (RFC 6749 §2.3.1: credentials never go in the URL): send them as HTTP Basic credentials or in the application/x-www-form-urlencoded POST body`;
+}
+
 export function readClientCredentials(request: FastifyRequest, params: RawParams): PresentedCredentials {
   const header = request.headers.authorization;
   const bodyClientId = readParam(params, 'client_id', { maxLength: 256 });
@@ -51,7 +63,7 @@ export function readClientCredentials(request: FastifyRequest, params: RawParams
     return { ...basic, method: 'client_secret_basic' };
   }
   if (bodyClientId === undefined) {
-    throw new InvalidClient('Client authentication is required: send client_id and client_secret in the body, or HTTP Basic credentials', false);
+    throw new InvalidClient(`Client authentication is required: send client_id and client_secret in the body, or HTTP Basic credentials${credentialsInQueryNote(request)}`, false);
   }
   // Only a public client may send client_id alone; that is checked once the client is known.
   if (bodySecret === undefined) return { clientId: bodyClientId, method: 'none' };
@@ -91,10 +103,18 @@ export async function authenticateClient(
     );
   }
   if (credentials.method === 'none') {
-    throw new InvalidClient('client_secret is required with client_id: this client is confidential (send the secret in the body or as HTTP Basic credentials)', false);
+    throw new InvalidClient(`client_secret is required with client_id: this client is confidential (send the secret in the body or as HTTP Basic credentials)${credentialsInQueryNote(request)}`, false);
   }
   if (!clientSecretMatches(client, credentials.clientSecret, now)) {
-    throw new InvalidClient('Client authentication failed: the client secret is wrong (or was rotated and its grace period is over)', triedBasic);
+    // No Latch secret starts or ends with whitespace: a secret pasted with a space or a line break is the most
+    // common way a right secret fails. Saying so tells nothing about the secret itself.
+    const padded = credentials.clientSecret !== credentials.clientSecret.trim();
+    throw new InvalidClient(
+      padded
+        ? 'Client authentication failed: the client secret starts or ends with whitespace (a space or a line break), which no Latch secret has; send it without it'
+        : 'Client authentication failed: the client secret is wrong (or was rotated and its grace period is over)',
+      triedBasic,
+    );
   }
   return client;
 }

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { InvalidScope } from '../../errors.js';
-import { includesAll, parseScope } from './scope.js';
+import { includesAll, parseAuthorizationScope, parseScope } from './scope.js';
 
 describe('parseScope', () => {
   const granted: { rule: string; raw: string | undefined; scope: string[] }[] = [
@@ -70,4 +70,27 @@ describe('includesAll', () => {
       assert.equal(includesAll(row.granted, row.requested), row.covered);
     });
   }
+});
+
+describe('parseAuthorizationScope', () => {
+  const rows: { rule: string; raw: string | undefined; scope: string[]; ignored: string[] }[] = [
+    { rule: 'OIDC Core §3.1.2.1: in an OpenID Connect request, a value Latch does not know is ignored', raw: 'openid profile address', scope: ['openid', 'profile'], ignored: ['address'] },
+    { rule: 'OIDC Core §3.1.2.1: every unknown value is ignored and named once', raw: 'openid phone custom:read phone email', scope: ['openid', 'email'], ignored: ['phone', 'custom:read'] },
+    { rule: 'OIDC Core §3.1.2.1: openid with only unknown values still grants openid', raw: 'openid address', scope: ['openid'], ignored: ['address'] },
+    { rule: 'the known scopes are granted as parseScope grants them', raw: 'openid email profile offline_access', scope: ['openid', 'profile', 'email', 'offline_access'], ignored: [] },
+    { rule: 'no scope is the default, as in parseScope', raw: undefined, scope: ['profile'], ignored: [] },
+  ];
+  for (const row of rows) {
+    test(row.rule, () => {
+      assert.deepEqual(parseAuthorizationScope(row.raw), { scope: row.scope, ignored: row.ignored });
+    });
+  }
+
+  test('RFC 6749 §4.1.2.1: without openid (plain OAuth 2.0), an unknown value is still invalid_scope', () => {
+    assert.throws(() => parseAuthorizationScope('profile admin'), (error: unknown) => error instanceof InvalidScope && /Unsupported scope 'admin'/.test(error.description));
+  });
+
+  test('OpenID is not openid (case-sensitive): a request without openid, so an unknown value is refused', () => {
+    assert.throws(() => parseAuthorizationScope('OpenID profile'), InvalidScope);
+  });
 });

@@ -3,7 +3,10 @@
  * scope (email, name, avatar); `openid` adds OpenID Connect and on its own grants the account id only (OIDC
  * Core §5.4: claims come with the scopes that ask for them); `email` grants the email claims (OIDC Core §5.4),
  * which `profile` already covers; `offline_access` asks for a refresh token (OIDC Core §11;
- * docs/protocol-decisions.md "Refresh tokens"). No scope means `profile`. Anything else is invalid_scope.
+ * docs/protocol-decisions.md "Refresh tokens"). No scope means `profile`. Anything else is invalid_scope, except
+ * in an OpenID Connect request (one with `openid`), where values Latch does not know are ignored (OIDC Core
+ * §3.1.2.1: "Scope values used that are not understood by an implementation SHOULD be ignored"): libraries
+ * add `address`, `phone` or custom values, and the sign-in should work anyway.
  *
  * The granted scope is exactly what was asked for, in a fixed order: client libraries (oauthlib and those
  * built on it) compare the token response's `scope` with their request and refuse a response that differs.
@@ -22,6 +25,17 @@ export function parseScope(raw: string | undefined): string[] {
     throw new InvalidScope(`Unsupported scope ${unsupported.map((t) => `'${t}'`).join(', ')}; Latch supports profile, openid, email and offline_access`);
   }
   return SUPPORTED_SCOPES.filter((scope) => tokens.includes(scope));
+}
+
+/**
+ * The scope of an authorization request: as parseScope, except that an OpenID Connect request (with `openid`)
+ * ignores the values Latch does not know instead of refusing them, and says which it ignored.
+ */
+export function parseAuthorizationScope(raw: string | undefined): { scope: string[]; ignored: string[] } {
+  const tokens = raw === undefined ? [] : raw.split(' ').filter((token) => token !== '');
+  if (!tokens.includes('openid')) return { scope: parseScope(raw), ignored: [] };
+  const ignored = [...new Set(tokens.filter((token) => !(SUPPORTED_SCOPES as readonly string[]).includes(token)))];
+  return { scope: SUPPORTED_SCOPES.filter((scope) => tokens.includes(scope)), ignored };
 }
 
 /** The scope that asks for a refresh token (OIDC Core §11). */

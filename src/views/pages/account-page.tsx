@@ -1,5 +1,6 @@
 import { CsrfField, Field } from '../components/field.js';
 import { Notice } from '../components/notice.js';
+import { LocalOutboxHint } from './forgot-password-page.js';
 import { PostButton } from '../components/post-button.js';
 import { describeScopes, describeUserAgent, formatTime } from '../format.js';
 import { Layout } from '../layout.js';
@@ -55,6 +56,8 @@ export interface AccountPageProps {
   /** Shown in the password field's hint; the rule itself is checked by the route. */
   passwordMinLength: number;
   notice?: AccountNotice | undefined;
+  /** This Latch keeps its mail in the development outbox (/dev/outbox) instead of sending it. */
+  localOutbox?: boolean;
   errors: Partial<Record<AccountField, string>>;
   values: { name?: string; avatarUrl?: string };
   sessions: AccountSessionView[];
@@ -96,6 +99,7 @@ export function AccountPage(props: AccountPageProps) {
                 Send a new link
               </button>
             </p>
+            {props.localOutbox ? <LocalOutboxHint /> : null}
           </form>
         ) : null}
 

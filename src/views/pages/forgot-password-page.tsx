@@ -33,13 +33,24 @@ export function ForgotPasswordPage({ csrfToken, email, error }: ForgotPasswordPa
 }
 
 /** The same answer whether or not the address has an account (OWASP Forgot Password Cheat Sheet). */
-export function ResetMailSentPage({ email }: { email: string }) {
+/** `localOutbox`: this Latch sends no real mail (no LATCH_SMTP_URL, a local issuer) and keeps it at /dev/outbox. */
+export function ResetMailSentPage({ email, localOutbox = false }: { email: string; localOutbox?: boolean }) {
   return (
     <MessagePage title="Check your email" action={{ href: '/login', label: 'Back to sign in' }}>
       <p>
         If <strong>{email}</strong> belongs to a Latch account, we sent it a link to choose a new password. The link works once, for a
         limited time. No mail? Check your spam folder, or make sure you typed the address you signed up with.
       </p>
+      {localOutbox ? <LocalOutboxHint /> : null}
     </MessagePage>
+  );
+}
+
+/** On a Latch that sends no real mail: where its mail is. */
+export function LocalOutboxHint() {
+  return (
+    <p class="hint" id="local-outbox-hint">
+      This Latch sends no real mail (LATCH_SMTP_URL is not set): its mail is in the <a href="/dev/outbox">development outbox</a>.
+    </p>
   );
 }
