@@ -5,6 +5,12 @@
  * ceremony, post the result, follow the redirect the answer names. Buttons stay hidden without JavaScript, and
  * say plainly when the browser cannot use passkeys. base64url <-> ArrayBuffer by hand: the JSON helpers
  * (PublicKeyCredential.parseCreationOptionsFromJSON) are not in every browser yet.
+ *
+ * Conditional UI (WebAuthn Level 3 §5.1.4.1, mediation "conditional"): on a page with a field whose autocomplete
+ * names "webauthn" and a sign-in button, where the browser says it can, a passkey request waits in the
+ * background from the moment the page loads, and the browser offers the passkeys in that field's autofill; one
+ * picked there signs in as the button would. Pressing the button cancels the waiting request first (a browser
+ * runs one WebAuthn request at a time).
  */
 export const PASSKEY_SCRIPT = `
 (function () {
@@ -63,6 +69,46 @@ export const PASSKEY_SCRIPT = `
       },
     };
   }
+  var waiting = null;
+  function cancelWaiting() {
+    if (waiting) { waiting.abort(); waiting = null; }
+  }
+  function signInWith(request, base, csrf, extra, signal) {
+    var publicKey = Object.assign({}, request, { challenge: toBytes(request.challenge), allowCredentials: credentialList(request.allowCredentials) });
+    var options = { publicKey: publicKey };
+    if (signal) { options.mediation = 'conditional'; options.signal = signal; }
+    return navigator.credentials.get(options).then(function (credential) {
+      return post(base, csrf, Object.assign({ credential: assertion(credential) }, extra));
+    });
+  }
+  function startConditional() {
+    var field = document.querySelector('input[autocomplete~="webauthn"]');
+    var button = document.querySelector('button[data-passkey="sign-in"]');
+    if (!field || !button || !window.PublicKeyCredential || !PublicKeyCredential.isConditionalMediationAvailable) return;
+    PublicKeyCredential.isConditionalMediationAvailable().then(function (available) {
+      if (!available) return;
+      var csrfInput = document.querySelector('input[name="_csrf"]');
+      var csrf = csrfInput ? csrfInput.value : '';
+      var base = button.getAttribute('data-action');
+      var extra = {};
+      var returnTo = button.getAttribute('data-return-to');
+      if (returnTo) extra.return_to = returnTo;
+      var controller = new AbortController();
+      waiting = controller;
+      document.documentElement.setAttribute('data-passkey-autofill', 'waiting');
+      post(base + '/options', csrf, {}).then(function (options) {
+        return signInWith(options, base, csrf, extra, controller.signal);
+      }).then(function (answer) {
+        window.location.assign(answer.redirect);
+      }, function (error) {
+        // Cancelled for the button, or the page is leaving: nothing to say. Otherwise the status line tells why.
+        if (controller.signal.aborted) return;
+        waiting = null;
+        var status = document.getElementById(button.getAttribute('data-status'));
+        if (status) status.textContent = (error && error.message) || 'The passkey could not be used. Try again.';
+      });
+    }, function () {});
+  }
   document.querySelectorAll('button[data-passkey]').forEach(function (button) {
     var status = document.getElementById(button.getAttribute('data-status'));
     var say = function (text) { if (status) status.textContent = text; };
@@ -74,6 +120,7 @@ export const PASSKEY_SCRIPT = `
     }
     say('');
     button.addEventListener('click', function () {
+      cancelWaiting();
       var kind = button.getAttribute('data-passkey');
       // The page's own CSRF token, from any of its forms (not repeated on the button: pages stay comparable).
       var csrfInput = document.querySelector('input[name="_csrf"]');
@@ -97,10 +144,7 @@ export const PASSKEY_SCRIPT = `
             return post(base, csrf, Object.assign({ credential: registration(credential) }, extra));
           });
         }
-        var request = Object.assign({}, options, { challenge: toBytes(options.challenge), allowCredentials: credentialList(options.allowCredentials) });
-        return navigator.credentials.get({ publicKey: request }).then(function (credential) {
-          return post(base, csrf, Object.assign({ credential: assertion(credential) }, extra));
-        });
+        return signInWith(options, base, csrf, extra, null);
       }).then(function (answer) {
         window.location.assign(answer.redirect);
       }, function (error) {
@@ -109,5 +153,6 @@ export const PASSKEY_SCRIPT = `
       });
     });
   });
+  startConditional();
 })();
 `;

@@ -44,6 +44,14 @@ describe('passkeys in a real browser', () => {
     latch = await startTestServer({ env: { PORT: port, LATCH_ISSUER: origin } });
     browser = await launchChromium();
     context = await browser.newContext({ viewport: { width: 1000, height: 800 } });
+    // Chromium's virtual authenticator answers a conditional (autofill) passkey request at once, as if the person
+    // had picked the passkey: every page load of /login would sign in by itself. The pages of these tests behave
+    // as in a browser without conditional UI, except where the URL's fragment asks for it (the conditional UI test).
+    await context.addInitScript(() => {
+      if (location.hash !== '#conditional-ui' && typeof PublicKeyCredential !== 'undefined') {
+        Object.defineProperty(PublicKeyCredential, 'isConditionalMediationAvailable', { value: undefined, configurable: true });
+      }
+    });
     page = await context.newPage();
     cdp = await context.newCDPSession(page);
     await cdp.send('WebAuthn.enable', { enableUI: false });
@@ -90,6 +98,26 @@ describe('passkeys in a real browser', () => {
     assert.equal(stored[0]?.credentialId, credentials[0]?.credentialId.replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, ''));
     const mails = (await latch.storage.outbox.listRecent(100)).filter((mail) => mail.to === user.email);
     assert.ok(mails.some((mail) => mail.subject === 'A passkey was added to your Latch account'));
+  });
+
+  browserTest('conditional UI: the sign-in page asks for a passkey as it loads, and the one picked from the email field’s autofill signs in', async () => {
+    await context.clearCookies();
+    const optionsRequested = page.waitForRequest((request) => request.url().endsWith('/login/passkey/options') && request.method() === 'POST');
+    // The virtual authenticator picks the passkey at once, as a person would from the autofill list.
+    await page.goto(`${origin}/login?return_to=%2Faccount#conditional-ui`);
+    await optionsRequested;
+    await page.waitForURL(`${origin}/account`);
+    assert.match(await page.locator('body').innerText(), /grace@example\.com/, 'signed in without pressing the button');
+    // Without conditional UI (the other tests' pages), the page waits for the button: nothing is asked on load.
+    await context.clearCookies();
+    let asked = false;
+    const listener = (request: { url(): string }) => (asked ||= request.url().endsWith('/login/passkey/options'));
+    page.on('request', listener);
+    await page.goto(`${origin}/login`);
+    assert.equal(await page.getByLabel('Email').getAttribute('autocomplete'), 'username webauthn');
+    await page.waitForTimeout(300);
+    page.off('request', listener);
+    assert.equal(asked, false);
   });
 
   browserTest('sign in with the passkey alone ("Sign in with a passkey"), and its last use is recorded', async () => {

@@ -60,7 +60,8 @@ export function SignInPage({ csrfToken, returnTo, email, error, clientName, noti
             id="email"
             name="email"
             type="email"
-            autocomplete="username"
+            // "webauthn": the browser may offer the account's passkeys right in this field's autofill (conditional UI).
+            autocomplete="username webauthn"
             required
             value={email ?? ''}
             aria-describedby={error ? 'signin-error' : undefined}
