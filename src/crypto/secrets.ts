@@ -75,7 +75,12 @@ const TIME_ORDERED = /^latch_[a-z]{2}_([0-9a-f]{11})[A-Za-z0-9_-]{43}$/;
  * (BENCHMARKS.md, "Time-ordered token and code keys").
  */
 export function generateTimeOrderedSecret(prefix: string, now = Date.now()): string {
-  return prefix + Math.floor(now).toString(16).padStart(TIME_DIGITS, '0') + random256Base64url();
+  return prefix + timeDigits(now) + random256Base64url();
+}
+
+/** The time digits that lead a time-ordered secret (milliseconds, hexadecimal, 11 digits). */
+export function timeDigits(now: number): string {
+  return Math.floor(now).toString(16).padStart(TIME_DIGITS, '0');
 }
 
 /**
@@ -84,7 +89,7 @@ export function generateTimeOrderedSecret(prefix: string, now = Date.now()): str
  * page), then 128 random bits.
  */
 export function generateTimeOrderedIdentifier(now = Date.now()): string {
-  return Math.floor(now).toString(16).padStart(TIME_DIGITS, '0') + random256Base64url().slice(0, 22);
+  return timeDigits(now) + random256Base64url().slice(0, 22);
 }
 
 /**

@@ -238,7 +238,11 @@ export interface RefreshToken {
   grantExpiresAt: Date;
   /** Set once, by the one refresh that rotated it. */
   rotatedAt: Date | null;
-  /** The successor issued at rotation, encrypted under LATCH_SECRET, for a retry within the grace window. */
+  /**
+   * How to give the successor issued at rotation again, for a retry within the grace window: its time digits
+   * (`d1.…`; the rest is derived from the token and LATCH_SECRET, oauth/tokens/refresh-successor.ts), or, for
+   * tokens rotated before that scheme, the successor encrypted under LATCH_SECRET (`v1.…`). Never the successor itself.
+   */
   successorEncrypted: string | null;
   revokedAt: Date | null;
   /** The browser session the grant was approved in (AuthorizationCode.sid), carried from token to token. */

@@ -12,26 +12,15 @@
  */
 import { refreshLifetimes } from '../../clients/refresh-lifetimes.js';
 import type { Config } from '../../config.js';
-import { createKeyEncryption, type KeyEncryption } from '../../crypto/key-encryption.js';
 import { generateTimeOrderedSecret, hashTimeOrderedSecret, SECRET_PREFIX } from '../../crypto/secrets.js';
 import { InvalidGrant, InvalidScope } from '../../errors.js';
 import type { RefreshToken, Storage } from '../../storage/storage.js';
 import { readParam, requireParam } from '../request/params.js';
 import { parseScope } from '../request/scope.js';
+import { recoverSuccessor, successorOf } from '../tokens/refresh-successor.js';
 import type { Grant, GrantRequest, IssuedGrant } from './index.js';
 
 export const refreshTokenGrant: Grant = { issuedEvent: 'token.refreshed', issue: refresh };
-
-/** The successor of a rotated token is kept encrypted for the grace window, under a key of its own (HKDF info). */
-const successorEncryptions = new WeakMap<Config, KeyEncryption>();
-function successorEncryption(config: Config): KeyEncryption {
-  let encryption = successorEncryptions.get(config);
-  if (!encryption) {
-    encryption = createKeyEncryption(config.secret, 'latch refresh token successors v1');
-    successorEncryptions.set(config, encryption);
-  }
-  return encryption;
-}
 
 /** RFC 6749 §6: the requested scope may narrow what was granted, never widen it; left out, it is all of it. */
 function narrowing(requested: string | undefined): (granted: string[]) => string[] {
@@ -52,14 +41,14 @@ async function refresh({ storage, config, client, params, now, audit, source }: 
   const tokenHash = hashTimeOrderedSecret(presented);
   const accessToken = generateTimeOrderedSecret(SECRET_PREFIX.accessToken, now.getTime());
   const access = { tokenHash: hashTimeOrderedSecret(accessToken), createdAt: now, expiresAt: new Date(now.getTime() + config.accessTokenTtlSeconds * 1000) };
-  const successor = generateTimeOrderedSecret(SECRET_PREFIX.refreshToken, now.getTime());
+  // Derived from the presented token, so that a retry within the grace window gets it again (refresh-successor.ts).
+  const { successor, recovery } = successorOf(config, presented, now);
 
   const result = await storage.tokens.rotateRefreshToken(
     {
       tokenHash,
       clientId: client.clientId,
-      // Bound to the token it replaces (AAD): it cannot be moved to another row.
-      successor: { tokenHash: hashTimeOrderedSecret(successor), encrypted: successorEncryption(config).encrypt(successor, tokenHash), idleSeconds: refreshLifetimes(client, config).idleSeconds },
+      successor: { tokenHash: hashTimeOrderedSecret(successor), encrypted: recovery, idleSeconds: refreshLifetimes(client, config).idleSeconds },
       accessToken: access,
       narrowScope,
     },
@@ -71,7 +60,7 @@ async function refresh({ storage, config, client, params, now, audit, source }: 
   if (!found || found.clientId !== client.clientId) throw new InvalidGrant('The refresh token is invalid: it was never issued to this client');
   if (found.revokedAt !== null) throw new InvalidGrant('The refresh token has been revoked; send the user through the authorization request again');
   if (found.rotatedAt !== null) {
-    const retry = await answerAgain(storage, config, found, now);
+    const retry = await answerAgain(storage, config, found, presented, now);
     if (retry) {
       const scope = narrowScope(found.scope);
       await storage.tokens.insert({ ...access, clientId: found.clientId, userId: found.userId, scope, grantId: found.grantId });
@@ -92,10 +81,11 @@ async function refresh({ storage, config, client, params, now, audit, source }: 
  * A retry of a token rotated within the grace window: its successor, when that is still the grant's live token
  * (not itself rotated or revoked since). Null otherwise: then the retry is reuse.
  */
-async function answerAgain(storage: Storage, config: Config, rotated: RefreshToken, now: Date): Promise<string | null> {
+async function answerAgain(storage: Storage, config: Config, rotated: RefreshToken, presented: string, now: Date): Promise<string | null> {
   if (rotated.successorEncrypted === null || rotated.rotatedAt === null) return null;
   if (now.getTime() - rotated.rotatedAt.getTime() > config.refreshTokenReuseGraceSeconds * 1000) return null;
-  const successor = successorEncryption(config).decrypt(rotated.successorEncrypted, rotated.tokenHash);
+  const successor = recoverSuccessor(config, presented, rotated.tokenHash, rotated.successorEncrypted);
+  if (successor === null) return null;
   const live = await storage.tokens.findRefreshByHash(hashTimeOrderedSecret(successor));
   if (!live || live.revokedAt !== null || live.rotatedAt !== null || live.expiresAt <= now) return null;
   return successor;
