@@ -78,7 +78,8 @@ export function CopyableValue({ id, value, label }: { id: string; value: string;
 export function CopyableBlock({ id, text, label, wrap }: { id: string; text: string; label: string; wrap?: boolean }) {
   return (
     <div class={wrap ? 'copyable-block wrap' : 'copyable-block'}>
-      <pre id={id} aria-label={label}>
+      {/* Unwrapped, a long line scrolls sideways: focusable so that a keyboard can scroll it too (WCAG 2.1.1). */}
+      <pre id={id} aria-label={label} tabIndex={0}>
         {text}
       </pre>
       <button type="button" class="secondary copy" data-copy={id} hidden>

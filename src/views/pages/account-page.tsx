@@ -205,7 +205,9 @@ export function AccountPage(props: AccountPageProps) {
         {props.activity.length === 0 ? (
           <p class="muted">Nothing yet.</p>
         ) : (
-          <div class="table-scroll">
+          // On a narrow screen the table scrolls sideways: focusable so that a keyboard can scroll it (WCAG 2.1.1),
+          // a group named by the heading so that a screen reader says what it entered.
+          <div class="table-scroll" tabIndex={0} role="group" aria-labelledby="activity-heading">
             <table>
               <thead>
                 <tr>
