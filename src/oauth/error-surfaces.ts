@@ -100,7 +100,9 @@ function sendJsonError(reply: FastifyReply, request: FastifyRequest, error: OAut
 export function oauthJsonErrorHandler(storage: Storage, endpoint: string): ErrorHandler {
   return async (thrown, request, reply) => {
     const error = toOAuthError(thrown, request);
-    if (error instanceof InvalidClient && error.triedBasic) reply.header('www-authenticate', 'Basic realm="latch", charset="UTF-8"');
+    // RFC 9110 §15.5.2: every 401 names a challenge. RFC 6749 §5.2 requires it when Basic was tried; a client that
+    // authenticated in the body (or not at all) is told the same scheme, which it may use instead.
+    if (error instanceof InvalidClient) reply.header('www-authenticate', 'Basic realm="latch", charset="UTF-8"');
     if (error instanceof InvalidToken) {
       // RFC 6750 §3.1: no error attribute when the request carried no token at all.
       const challenge = error.tokenWasSent

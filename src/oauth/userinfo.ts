@@ -14,6 +14,9 @@ import { buildUserinfoResponse } from './tokens/user-object.js';
 // RFC 6750 §2.1: b64token = 1*( ALPHA / DIGIT / "-" / "." / "_" / "~" / "+" / "/" ) *"="
 const B64TOKEN = /^[A-Za-z0-9\-._~+/]+=*$/;
 
+/** IANA HTTP Authentication Scheme Registry names a caller may use by mistake here. */
+const KNOWN_SCHEMES = new Set(['basic', 'digest', 'dpop', 'hoba', 'mutual', 'negotiate', 'ntlm', 'privatetoken', 'scram-sha-1', 'scram-sha-256', 'vapid', 'token', 'mac']);
+
 export function extractAccessToken(request: FastifyRequest): string {
   const header = request.headers.authorization;
   if (header === undefined || header.trim() === '') {
@@ -29,7 +32,12 @@ export function extractAccessToken(request: FastifyRequest): string {
   }
   const scheme = value.slice(0, space);
   const token = value.slice(space + 1).trim();
-  if (scheme.toLowerCase() !== 'bearer') throw new InvalidToken(`Authorization scheme ${scheme} is not accepted here; use Bearer`);
+  if (scheme.toLowerCase() !== 'bearer') {
+    // RFC 6750 §3.1: another authentication method is as if none was sent: the challenge carries no error code.
+    // The scheme is named only when it is a registered one: the first word of a header can be a pasted secret.
+    const named = KNOWN_SCHEMES.has(scheme.toLowerCase()) ? `Authorization scheme ${scheme}` : 'This Authorization scheme';
+    throw new InvalidToken(`${named} is not accepted here; use Bearer`, false);
+  }
   if (!B64TOKEN.test(token)) throw new InvalidToken('The Bearer token is malformed');
   return token;
 }

@@ -246,22 +246,22 @@ describe('POST /oauth2/token', () => {
       assert.match(response.headers.get('www-authenticate') ?? '', /^Basic /);
     });
 
-    test('wrong secret in the body → 401 invalid_client without WWW-Authenticate', async () => {
+    test('wrong secret in the body → 401 invalid_client with a Basic challenge (RFC 9110 §15.5.2: every 401 names one)', async () => {
       const response = await postToken(server.baseUrl, { form: baseForm('latch_ac_x', { client_id: client.clientId, client_secret: 'latch_cs_wrong' }) });
       assertOAuthError(response, 401, 'invalid_client');
-      assert.equal(response.headers.get('www-authenticate'), null);
+      assert.match(response.headers.get('www-authenticate') ?? '', /^Basic realm="latch"/);
     });
 
-    test('unknown client_id in the body → 401 invalid_client without WWW-Authenticate', async () => {
+    test('unknown client_id in the body → 401 invalid_client with a Basic challenge (RFC 9110 §15.5.2: every 401 names one)', async () => {
       const response = await postToken(server.baseUrl, { form: baseForm('latch_ac_x', { client_id: 'nobody', client_secret: 'x' }) });
       assertOAuthError(response, 401, 'invalid_client');
-      assert.equal(response.headers.get('www-authenticate'), null);
+      assert.match(response.headers.get('www-authenticate') ?? '', /^Basic realm="latch"/);
     });
 
-    test('no credentials at all → 401 invalid_client without WWW-Authenticate', async () => {
+    test('no credentials at all → 401 invalid_client with a Basic challenge (RFC 9110 §15.5.2: every 401 names one)', async () => {
       const response = await postToken(server.baseUrl, { form: baseForm('latch_ac_x') });
       assertOAuthError(response, 401, 'invalid_client');
-      assert.equal(response.headers.get('www-authenticate'), null);
+      assert.match(response.headers.get('www-authenticate') ?? '', /^Basic realm="latch"/);
     });
 
     test('client_id without client_secret → 401 invalid_client (Latch clients are confidential)', async () => {

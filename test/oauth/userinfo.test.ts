@@ -100,16 +100,23 @@ describe('/oauth2/userinfo', () => {
       assert.equal(response.status, 401);
     });
 
-    test('Basic credentials are never read as a token, even when they carry the token', async () => {
+    test('Basic credentials are never read as a token, even when they carry the token; RFC 6750 §3.1: another method is as if none was sent (a challenge without an error code)', async () => {
       for (const header of [`Basic ${token}`, `Basic ${Buffer.from(`${token}:`).toString('base64')}`, `Basic ${Buffer.from(`x:${token}`).toString('base64')}`]) {
-        assertInvalidToken(await callUserinfo(server.baseUrl, header), { errorAttribute: true });
+        assertInvalidToken(await callUserinfo(server.baseUrl, header), { errorAttribute: false });
       }
     });
 
-    test('another scheme with the token → 401', async () => {
+    test('another scheme with the token → 401 with a challenge without an error code (RFC 6750 §3.1)', async () => {
       for (const scheme of ['Token', 'MAC', 'Digest', 'DPoP']) {
-        assertInvalidToken(await callUserinfo(server.baseUrl, `${scheme} ${token}`), { errorAttribute: true });
+        assertInvalidToken(await callUserinfo(server.baseUrl, `${scheme} ${token}`), { errorAttribute: false });
       }
+    });
+
+    test('a first word that is no registered scheme (a pasted secret) is not repeated in the answer', async () => {
+      const pasted = `latch_cs_${'Z'.repeat(43)}`;
+      const response = await callUserinfo(server.baseUrl, `${pasted} ${token}`);
+      assertInvalidToken(response, { errorAttribute: false });
+      assert.ok(!response.text.includes(pasted) && !(response.headers.get('www-authenticate') ?? '').includes(pasted));
     });
 
     test('Bearer without a token → 401 invalid_token', async () => {
