@@ -31,7 +31,7 @@ import { APP_NOTICES, DeveloperAppPage, type AppNotice, type DeveloperAppPagePro
 import { CONSOLE_NOTICES, DeveloperPage, type ConsoleNotice, type RegisterAppField } from '../views/pages/developer-page.js';
 import { renderPage } from '../http/render-page.js';
 import { checkAppUrl, parseRedirectUriLines } from './app-details.js';
-import { buildIntegrationGuide } from './integration-guide.js';
+import { buildEnvironmentBlock, buildIntegrationGuide } from './integration-guide.js';
 
 export interface DeveloperRouteDeps {
   storage: Storage;
@@ -189,7 +189,9 @@ export function registerDeveloperRoutes(app: FastifyInstance, { storage, config,
     );
     request.log.info({ event: 'client_registered', clientId: client.clientId, userId: current.user.id }, 'app registered');
     audit.record(request, { type: 'client.created', userId: current.user.id, clientId: client.clientId, details: { name: client.name, via: 'console' } });
-    return renderPage(reply.code(201), ClientSecretPage({ appName: client.name, clientId: client.clientId, clientSecret, reason: 'registered' }));
+    // The environment block with the secret filled in: on this one page only, which is never cached (renderPage: no-store).
+    const environment = buildEnvironmentBlock(config.issuer, client, clientSecret ?? undefined);
+    return renderPage(reply.code(201), ClientSecretPage({ appName: client.name, clientId: client.clientId, clientSecret, reason: 'registered', environment }));
   });
 
   app.get('/developer/apps/:clientId', async (request, reply) => {
@@ -247,7 +249,8 @@ export function registerDeveloperRoutes(app: FastifyInstance, { storage, config,
     request.log.info({ event: 'client_secret_rotated', clientId: client.clientId, graceSeconds }, 'client secret rotated');
     audit.record(request, { type: 'client.secret_rotated', userId: owned.current.user.id, clientId: client.clientId, details: { grace_seconds: graceSeconds, via: 'console' } });
     const previousSecret = { graceSeconds, expiresAt: client.previousSecretExpiresAt };
-    return renderPage(reply, ClientSecretPage({ appName: client.name, clientId: client.clientId, clientSecret, reason: 'rotated', previousSecret }));
+    const environment = buildEnvironmentBlock(config.issuer, client, clientSecret);
+    return renderPage(reply, ClientSecretPage({ appName: client.name, clientId: client.clientId, clientSecret, reason: 'rotated', previousSecret, environment }));
   });
 
   app.post('/developer/apps/:clientId/delete', { preHandler: app.csrfProtection }, async (request, reply) => {

@@ -1,23 +1,79 @@
 /**
- * The ready-to-paste integration guide on each app's page, built from the app's real values: the authorize
- * URL (with PKCE S256, RFC 7636), the token exchange with curl in both client authentication styles
- * (client_secret_basic and client_secret_post, RFC 6749 §2.3.1), the userinfo call, and the environment
- * variables a back end needs. The secret itself is never here: Latch does not have it. A public client (a
- * single-page or mobile app) has none: its guide shows the exchange as the app makes it, with client_id alone.
+ * The integration guide on each app's page, built from the app's real values (issuer, client id, first
+ * redirect URI):
+ *
+ * - copy-paste integrations for the libraries people use (src/developer/snippets/): Node openid-client,
+ *   Passport and Auth.js, Python Authlib, Go go-oidc, Java Spring Security, Ruby OmniAuth, PHP; each with
+ *   its environment block, `openid email profile`, PKCE (RFC 7636, S256) where the library supports it;
+ * - the raw HTTP flow with curl: the authorize URL, the token exchange in both client authentication styles
+ *   (client_secret_basic and client_secret_post, RFC 6749 §2.3.1), the userinfo call.
+ *
+ * The secret itself is never here: Latch does not have it, and the code reads it from the environment. Only
+ * the one-time secret page fills it in (`environmentBlock` with the secret). A public client (a single-page
+ * or mobile app) has none: its guide shows the forms that make sense without one.
  */
 import type { IntegrationGuide } from '../views/pages/developer-app-page.js';
+import { rubyOmniAuthSnippet, phpSnippet, springSecuritySnippet } from './snippets/java-ruby-php.js';
+import { authJsSnippet, passportSnippet } from './snippets/node-frameworks.js';
+import { nodeOpenidClientSnippet } from './snippets/node-openid-client.js';
+import { goOidcSnippet, pythonAuthlibSnippet } from './snippets/python-go.js';
+import { environmentLines, type IntegrationSnippet, type SnippetContext } from './snippets/snippet.js';
 
-export function buildIntegrationGuide(
-  issuer: string,
-  client: { clientId: string; redirectUris: string[]; tokenEndpointAuthMethod?: 'client_secret_basic' | 'none' },
-): IntegrationGuide {
-  const redirectUri = client.redirectUris[0] ?? 'https://your-app.example/callback';
+export interface GuideClient {
+  clientId: string;
+  redirectUris: string[];
+  tokenEndpointAuthMethod?: 'client_secret_basic' | 'none';
+}
+
+/** The scopes every snippet asks for: OpenID Connect, with the email and the profile (docs/protocol-decisions.md "Scopes"). */
+export const SNIPPET_SCOPE = 'openid email profile';
+
+function snippetContext(issuer: string, client: GuideClient): SnippetContext {
+  return {
+    issuer,
+    clientId: client.clientId,
+    redirectUri: client.redirectUris[0] ?? 'https://your-app.example/callback',
+    isPublic: client.tokenEndpointAuthMethod === 'none',
+  };
+}
+
+/**
+ * The environment block the snippets read. On the one-time secret page (`clientSecret` given) it carries
+ * the secret, so that it can be pasted into a .env file at once; everywhere else a placeholder.
+ */
+export function buildEnvironmentBlock(issuer: string, client: GuideClient, clientSecret?: string): string {
+  return environmentLines(snippetContext(issuer, client), clientSecret).join('\n');
+}
+
+/** The library snippets for this app, in the order shown. A public client gets those that work without a secret. */
+export function buildSnippets(issuer: string, client: GuideClient): IntegrationSnippet[] {
+  const context = snippetContext(issuer, client);
+  if (context.isPublic) return [nodeOpenidClientSnippet(context), goOidcSnippet(context)];
+  return [
+    nodeOpenidClientSnippet(context),
+    passportSnippet(context),
+    authJsSnippet(context),
+    pythonAuthlibSnippet(context),
+    goOidcSnippet(context),
+    springSecuritySnippet(context),
+    rubyOmniAuthSnippet(context),
+    phpSnippet(context),
+  ];
+}
+
+/** Why a public client's guide has fewer snippets. */
+export const PUBLIC_CLIENT_SNIPPETS_NOTE =
+  'Passport, Auth.js, Authlib (Flask), Spring Security, OmniAuth and the PHP client run in a back end, which can keep a secret: register your back end as a web app to get them. A single-page or mobile app uses the flow below with its client id alone and PKCE; openid-client and Go fit command-line and desktop apps on a loopback redirect URL.';
+
+export function buildIntegrationGuide(issuer: string, client: GuideClient): IntegrationGuide {
+  const context = snippetContext(issuer, client);
+  const { redirectUri } = context;
   const authorize = new URL(`${issuer}/oauth2/authorize`);
   authorize.search = new URLSearchParams({
     response_type: 'code',
     client_id: client.clientId,
     redirect_uri: redirectUri,
-    scope: 'profile',
+    scope: SNIPPET_SCOPE,
     state: 'STATE',
     code_challenge: 'CODE_CHALLENGE',
     code_challenge_method: 'S256',
@@ -34,7 +90,7 @@ export function buildIntegrationGuide(
       ...commonTokenLines.map((l, i, all) => (i < all.length - 1 ? `${l} \\` : l)),
     ].join('\n'),
     userinfoCurl: `curl ${issuer}/oauth2/userinfo \\\n  -H "Authorization: Bearer $ACCESS_TOKEN"`,
-    ...(client.tokenEndpointAuthMethod === 'none' && {
+    ...(context.isPublic && {
       tokenFetchPublic: [
         `const response = await fetch('${tokenUrl}', {`,
         "  method: 'POST',",
@@ -48,16 +104,8 @@ export function buildIntegrationGuide(
         '});',
       ].join('\n'),
     }),
-    environment: (client.tokenEndpointAuthMethod === 'none'
-      ? [`LATCH_ISSUER=${issuer}`, `LATCH_CLIENT_ID=${client.clientId}`, `LATCH_REDIRECT_URI=${redirectUri}`]
-      : [
-          `LATCH_ISSUER=${issuer}`,
-          `LATCH_CLIENT_ID=${client.clientId}`,
-          '# The secret shown once when you registered the app or last rotated its secret.',
-          '# Keep it in your back end only: never in a browser or mobile app, never in source control.',
-          'LATCH_CLIENT_SECRET=paste-your-client-secret-here',
-          `LATCH_REDIRECT_URI=${redirectUri}`,
-        ]
-    ).join('\n'),
+    environment: buildEnvironmentBlock(issuer, client),
+    snippets: buildSnippets(issuer, client),
+    ...(context.isPublic && { snippetsNote: PUBLIC_CLIENT_SNIPPETS_NOTE }),
   };
 }

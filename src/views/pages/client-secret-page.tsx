@@ -1,4 +1,4 @@
-import { CopyableValue } from '../components/field.js';
+import { CopyableBlock, CopyableValue } from '../components/field.js';
 import { describeDuration, formatTime } from '../format.js';
 import { Layout } from '../layout.js';
 
@@ -11,6 +11,11 @@ export interface ClientSecretPageProps {
   reason: 'registered' | 'rotated';
   /** After a rotation: the grace period chosen and when the previous secret stops working (null: it already has). */
   previousSecret?: { graceSeconds: number; expiresAt: Date | null };
+  /**
+   * The environment block the console's snippets read (src/developer/integration-guide.ts), with this secret
+   * filled in: shown here once, like the secret, and nowhere else (the app page has a placeholder).
+   */
+  environment: string;
 }
 
 function describePreviousSecret({ graceSeconds, expiresAt }: { graceSeconds: number; expiresAt: Date | null }): string {
@@ -18,6 +23,21 @@ function describePreviousSecret({ graceSeconds, expiresAt }: { graceSeconds: num
     return `The previous secret keeps working for ${describeDuration(graceSeconds)}, until ${formatTime(expiresAt)}; then it stops. Deploy the new secret before then.`;
   }
   return 'The previous secret stopped working immediately.';
+}
+
+/** The settings for the app's back end, as the code on the app's page reads them (its "Integration guide"). */
+function EnvironmentBlock({ environment, withSecret }: { environment: string; withSecret: boolean }) {
+  return (
+    <>
+      <h2>{withSecret ? 'Environment for your back end (.env), with the secret' : 'Environment for your app (.env)'}</h2>
+      <CopyableBlock id="secret_env" text={environment} label="Environment variables" />
+      <p class="hint">
+        {withSecret
+          ? 'Save it as .env beside your app (and keep that file out of source control): the code in the app page\'s integration guide reads it. Like the secret, it is shown only now.'
+          : 'The code in the app page\'s integration guide reads it.'}
+      </p>
+    </>
+  );
 }
 
 /** The only page that ever shows a client secret: Latch keeps only its hash (docs/protocol-decisions.md "Secrets at rest"). */
@@ -35,6 +55,7 @@ export function ClientSecretPage(props: ClientSecretPageProps) {
               This is a single-page or mobile app: it has <strong>no client secret</strong>. It sends its client id alone to the token endpoint and
               must use PKCE (code_challenge_method S256) on every sign-in.
             </p>
+            <EnvironmentBlock environment={props.environment} withSecret={false} />
             <div class="actions">
               <a class="button" href={appPage}>
                 Go to the app
@@ -51,6 +72,7 @@ export function ClientSecretPage(props: ClientSecretPageProps) {
               in a browser, a mobile app, or source control.
             </div>
             {props.previousSecret ? <p>{describePreviousSecret(props.previousSecret)}</p> : null}
+            <EnvironmentBlock environment={props.environment} withSecret />
             <div class="actions">
               <a class="button" href={appPage}>
                 I have saved the secret: go to the app

@@ -4,6 +4,7 @@ import { Notice } from '../components/notice.js';
 import { PostButton } from '../components/post-button.js';
 import { describeDuration, formatTime } from '../format.js';
 import { Layout } from '../layout.js';
+import type { IntegrationSnippet } from '../../developer/snippets/snippet.js';
 import type { RegisterAppField } from './developer-page.js';
 
 /** What an app's page confirms after a redirect, chosen by its key (`?notice=saved`): no text comes from the URL. */
@@ -22,6 +23,55 @@ export interface IntegrationGuide {
   environment: string;
   /** For a public client (single-page or mobile app): the token exchange as the app makes it, with client_id alone. */
   tokenFetchPublic?: string;
+  /** Copy-paste integrations for client libraries, each with its environment block (src/developer/snippets/). */
+  snippets: IntegrationSnippet[];
+  /** Why some libraries are missing (a public client gets only those that work without a secret). */
+  snippetsNote?: string;
+}
+
+/**
+ * A block of code to copy: <pre><code> with the copy button of CopyableBlock (it copies the text of the element
+ * with the id). The id is stable: tests take the code from the rendered page by it.
+ */
+function CodeBlock({ id, code, label }: { id: string; code: string; label: string }) {
+  return (
+    <div class="copyable-block">
+      {/* Focusable: long lines scroll sideways, and keyboard users must be able to scroll them (WCAG 2.1.1). */}
+      <pre aria-label={label} tabIndex={0}>
+        <code id={id}>{code}</code>
+      </pre>
+      <button type="button" class="secondary copy" data-copy={id} hidden>
+        Copy
+      </button>
+    </div>
+  );
+}
+
+/** One library's integration: a <details> (works without JavaScript) with the install line, the environment and the code. */
+function SnippetSection({ snippet, open }: { snippet: IntegrationSnippet; open: boolean }) {
+  return (
+    <details class="snippet" id={`guide-${snippet.id}`} open={open}>
+      <summary>
+        <strong>{snippet.title}</strong>
+      </summary>
+      {snippet.notes.map((note) => (
+        <p>{note}</p>
+      ))}
+      <p>
+        Install: <code>{snippet.install}</code>
+      </p>
+      <h3>Environment (.env)</h3>
+      <CodeBlock id={`snippet-${snippet.id}-env`} code={snippet.environment} label={`Environment for ${snippet.title}`} />
+      {snippet.files.map((file) => (
+        <>
+          <h3>
+            <code>{file.name}</code>
+          </h3>
+          <CodeBlock id={file.id} code={file.code} label={`${file.name} for ${snippet.title}`} />
+        </>
+      ))}
+    </details>
+  );
 }
 
 export interface FailedRequestView {
@@ -216,33 +266,46 @@ export function DeveloperAppPage(props: DeveloperAppPageProps) {
       <section class="card" aria-labelledby="guide-heading">
         <h2 id="guide-heading">Integration guide</h2>
         <p>
-          Your back end sends the person's browser to the authorize URL, receives <code>code</code> and <code>state</code> at its redirect
-          URL, checks <code>state</code>, then exchanges the code for an access token and the user. Use PKCE: make a random{' '}
-          <code>code_verifier</code>, send its S256 <code>code_challenge</code> here, and the verifier in the token request.
+          Code for your library, filled in with this app's issuer, client id and redirect URL. Each reads its settings from the environment
+          block beside it{app.tokenEndpointAuthMethod === 'none' ? '' : ', the client secret included, so that the secret stays out of your code'}; each
+          asks for <code>openid email profile</code> and uses PKCE (S256), state and nonce.
         </p>
-        <h3>1. Authorize URL</h3>
-        <CopyableBlock id="guide_authorize" text={guide.authorizeUrl} label="Authorize URL" wrap />
-        {guide.tokenFetchPublic !== undefined ? (
-          <>
-            <h3>2. Token exchange from the app: client id alone, no secret (a public client)</h3>
-            <CopyableBlock id="guide_token_public" text={guide.tokenFetchPublic} label="Token exchange from a single-page app" />
-            <p class="hint">Latch answers it across origins for the origins of this app's redirect URLs (CORS).</p>
-          </>
-        ) : (
-          <>
-            <h3>2. Token exchange, client id and secret in the Authorization header (client_secret_basic)</h3>
-            <CopyableBlock id="guide_token_basic" text={guide.tokenCurlBasic} label="Token exchange with HTTP Basic authentication" />
-            <h3>… or in the form body (client_secret_post)</h3>
-            <CopyableBlock id="guide_token_post" text={guide.tokenCurlPost} label="Token exchange with the secret in the form body" />
-          </>
-        )}
-        <h3>3. The user, with the access token</h3>
-        <CopyableBlock id="guide_userinfo" text={guide.userinfoCurl} label="Userinfo request" />
-        <h3>Environment variables for your back end</h3>
-        <CopyableBlock id="guide_env" text={guide.environment} label="Environment variables" />
+        {guide.snippetsNote ? <p class="hint">{guide.snippetsNote}</p> : null}
+        {guide.snippets.map((snippet, index) => (
+          <SnippetSection snippet={snippet} open={index === 0} />
+        ))}
+        <details class="snippet" id="guide-curl">
+          <summary>
+            <strong>curl: the raw HTTP flow</strong>
+          </summary>
+          <p>
+            Your back end sends the person's browser to the authorize URL, receives <code>code</code> and <code>state</code> at its redirect
+            URL, checks <code>state</code>, then exchanges the code for an access token and the user. Use PKCE: make a random{' '}
+            <code>code_verifier</code>, send its S256 <code>code_challenge</code> here, and the verifier in the token request.
+          </p>
+          <h3>1. Authorize URL</h3>
+          <CopyableBlock id="guide_authorize" text={guide.authorizeUrl} label="Authorize URL" wrap />
+          {guide.tokenFetchPublic !== undefined ? (
+            <>
+              <h3>2. Token exchange from the app: client id alone, no secret (a public client)</h3>
+              <CopyableBlock id="guide_token_public" text={guide.tokenFetchPublic} label="Token exchange from a single-page app" />
+              <p class="hint">Latch answers it across origins for the origins of this app's redirect URLs (CORS).</p>
+            </>
+          ) : (
+            <>
+              <h3>2. Token exchange, client id and secret in the Authorization header (client_secret_basic)</h3>
+              <CopyableBlock id="guide_token_basic" text={guide.tokenCurlBasic} label="Token exchange with HTTP Basic authentication" />
+              <h3>… or in the form body (client_secret_post)</h3>
+              <CopyableBlock id="guide_token_post" text={guide.tokenCurlPost} label="Token exchange with the secret in the form body" />
+            </>
+          )}
+          <h3>3. The user, with the access token</h3>
+          <CopyableBlock id="guide_userinfo" text={guide.userinfoCurl} label="Userinfo request" />
+          <h3>Environment variables for your back end</h3>
+          <CopyableBlock id="guide_env" text={guide.environment} label="Environment variables" />
+        </details>
         <p class="hint">
-          OpenID Connect libraries can discover everything from <code>{props.issuer}/.well-known/openid-configuration</code> (add the{' '}
-          <code>openid</code> scope).
+          Any other OpenID Connect library discovers everything from <code>{props.issuer}/.well-known/openid-configuration</code>.
         </p>
       </section>
 
