@@ -94,6 +94,8 @@ export function registerSignInRoutes(app: FastifyInstance, { storage, config, si
   app.post('/logout', { preHandler: app.csrfProtection }, async (request, reply) => {
     const ended = await endCurrentBrowserSession(endingDeps, config, request, reply, 'signed_out');
     if (ended) audit.record(request, { type: 'user.session.signed_out', userId: ended.user.id, details: { reason: 'signed_out' } });
-    return reply.redirect('/', 303);
+    // "Not you? Use another account" on the consent page signs out and comes back to the app's request (a local
+    // path only: session/return-to.ts), which then asks for a sign-in.
+    return reply.redirect(safeReturnTo(formField(request.body, 'return_to', 8192)), 303);
   });
 }

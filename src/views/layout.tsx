@@ -8,9 +8,14 @@ export interface LayoutProps {
   signedIn?: boolean;
   /** Loads /assets/latch.js (copy buttons): only pages with something to copy; the rest carry no script. */
   withCopyScript?: boolean;
+  /**
+   * A page in the middle of an app's sign-in (consent): the header leaves out the way to the account and the
+   * console, which would lose the app's request.
+   */
+  inFlow?: boolean;
 }
 
-export function Layout({ title, children, wide, signedIn, withCopyScript }: LayoutProps) {
+export function Layout({ title, children, wide, signedIn, withCopyScript, inFlow }: LayoutProps) {
   return (
     <html lang="en">
       <head>
@@ -31,7 +36,7 @@ export function Layout({ title, children, wide, signedIn, withCopyScript }: Layo
             Latch
           </a>
           <nav aria-label="Main">
-            {signedIn ? (
+            {inFlow ? null : signedIn ? (
               <>
                 <a href="/account">Account</a>
                 <a href="/developer">Developer</a>

@@ -91,6 +91,9 @@ ul.plain > li:last-child { border-bottom: 0; }
 .event dd { margin: 0; word-break: break-all; }
 .mail { border: 1px solid var(--line); border-radius: 6px; padding: .75rem; margin: .75rem 0; }
 button:disabled { opacity: .6; cursor: not-allowed; }
+/* A button that reads as a link, for a form that must POST (CSRF) but sits in running text. */
+button.link { background: none; border: none; padding: 0; color: var(--accent); text-decoration: underline; font: inherit; cursor: pointer; }
+.send-back { font-size: 1.05rem; }
 @media (max-width: 480px) {
   main { margin: 1rem auto; } .card { padding: 1rem; } .actions { flex-direction: column; } .actions button, .actions .button { width: 100%; text-align: center; }
   .copyable { flex-direction: column; align-items: stretch; }

@@ -132,6 +132,39 @@ describe('sign-in page', () => {
     assert.ok(consent.body.includes('/oauth2/authorize/decision'));
   });
 
+  test('the consent page says what is asked for each scope, where the person goes back, and "Not you?" signs out and returns to the request', async () => {
+    const client = await server.createClient({ name: 'Orbit Notes', redirectUris: [REDIRECT_URI] });
+    const browser = new TestBrowser();
+    const cases: Array<[scope: string, heading: RegExp, receives: RegExp, notListed: RegExp | null]> = [
+      ['openid profile', /Orbit Notes wants access to your profile/, /Your name/, null],
+      ['openid email', /Orbit Notes wants to know your email address/, /Your email address, and whether it is verified/, /Your name/],
+      ['openid', /Orbit Notes wants to know who you are/, /An id for your Latch account/, /Your email address/],
+    ];
+    let consent: BrowserResponse | undefined;
+    for (const [scope, heading, receives, notListed] of cases) {
+      const url = authorizeUrl(server.baseUrl, { response_type: 'code', client_id: client.clientId, redirect_uri: REDIRECT_URI, state: 's', scope });
+      let page = await browser.follow(url, server.baseUrl);
+      if (page.body.includes('action="/login"')) page = await signIn(browser, server.baseUrl, page, user.email, user.password);
+      assert.equal(page.status, 200, page.body.slice(0, 200));
+      const text = pageText(page.body);
+      assert.match(text, heading, scope);
+      assert.match(text, receives, scope);
+      if (notListed) assert.doesNotMatch(text, notListed, `${scope}: only what the scope hands over`);
+      assert.match(text, /Afterwards you go back to app\.example\.com/);
+      assert.ok(!page.body.includes('href="/developer"') && !page.body.includes('href="/account"'), 'no way out of the flow in the header');
+      consent = page;
+    }
+    // "Not you? Use another account": signed out, then back at the request, which asks for a sign-in.
+    const signedOut = await browser.request(`${server.baseUrl}/logout`, {
+      form: { _csrf: inputValue(consent!.body, '_csrf'), return_to: inputValue(consent!.body, 'return_to') },
+    });
+    assert.equal(signedOut.status, 303);
+    const location = signedOut.headers.get('location') ?? '';
+    assert.match(location, /^\/oauth2\/authorize\?/);
+    const again = await browser.follow(new URL(location, server.baseUrl).href, server.baseUrl);
+    assert.ok(again.body.includes('action="/login"'), 'the sign-in page, for another account');
+  });
+
   for (const returnTo of ['https://evil.example.net/', '//evil.example.net/', '/\\evil.example.net/', 'javascript:alert(1)', '/ok\r\nSet-Cookie: x=y']) {
     test(`return_to ${JSON.stringify(returnTo)} is not an open redirect`, async () => {
       const response = await attemptSignIn(server, user.email, user.password, { returnTo });

@@ -131,7 +131,10 @@ describe('Latch in a real browser', () => {
     await page.waitForURL(new RegExp(`/developer/apps/${clientId}$`));
     const text = await page.locator('body').innerText();
     assert.ok(!text.includes(clientSecret), 'the app page never shows the secret again');
-    assert.ok(text.includes(`${latch.baseUrl}/oauth2/authorize?response_type=code&client_id=${clientId}`), 'the guide has the real authorize URL');
+    // The curl section is a collapsed <details> (innerText leaves it out): read its text whole.
+    const guide = (await page.locator('main').textContent()) ?? '';
+    assert.ok(!guide.includes(clientSecret), 'not even in a collapsed section');
+    assert.ok(guide.includes(`${latch.baseUrl}/oauth2/authorize?response_type=code&client_id=${clientId}`), 'the guide has the real authorize URL');
     await screenshot(page, '11-developer-app');
 
     // The example client from examples/client, on a free port; the loopback redirect URI matches any port.

@@ -248,7 +248,7 @@ describe('developer console', () => {
     const { clientId } = await registerApp({ redirect_uris: 'https://app.example.com/cb' });
     const text = pageText((await browser.request(`${server.baseUrl}/developer/apps/${clientId}`)).body);
     const issuer = server.config.issuer;
-    assert.ok(text.includes(`${issuer}/oauth2/authorize?response_type=code&client_id=${clientId}&redirect_uri=https%3A%2F%2Fapp.example.com%2Fcb&scope=profile`));
+    assert.ok(text.includes(`${issuer}/oauth2/authorize?response_type=code&client_id=${clientId}&redirect_uri=https%3A%2F%2Fapp.example.com%2Fcb&scope=openid+email+profile`));
     assert.ok(text.includes(`curl -X POST ${issuer}/oauth2/token \\ -u "${clientId}:$LATCH_CLIENT_SECRET"`), 'client_secret_basic');
     assert.ok(text.includes(`-d client_id=${clientId} \\ --data-urlencode "client_secret=$LATCH_CLIENT_SECRET"`), 'client_secret_post');
     assert.ok(text.includes(`curl ${issuer}/oauth2/userinfo \\ -H "Authorization: Bearer $ACCESS_TOKEN"`));

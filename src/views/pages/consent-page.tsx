@@ -1,3 +1,4 @@
+import type { JSX } from 'preact';
 import { CsrfField } from '../components/field.js';
 import { Layout } from '../layout.js';
 
@@ -14,16 +15,45 @@ export interface ConsentPageProps {
   registeredDynamically?: boolean;
 }
 
+/** What the app asks for, in a heading's words: the widest thing the scope hands over (user-object.ts). */
+function askedFor(scope: readonly string[]): string {
+  if (scope.includes('profile')) return 'wants access to your profile';
+  if (scope.includes('email')) return 'wants to know your email address';
+  return 'wants to know who you are';
+}
+
+/** What the app will receive, item by item, for the granted scope (docs/protocol-decisions.md "Scope"). */
+function receivedItems(props: ConsentPageProps) {
+  const items: JSX.Element[] = [];
+  if (props.scope.includes('profile')) {
+    items.push(<li>Your email address, and whether it is verified</li>, <li>Your name</li>, <li>Your avatar (profile picture), if you have one</li>);
+  } else if (props.scope.includes('email')) {
+    items.push(<li>Your email address, and whether it is verified</li>);
+  } else {
+    items.push(<li>An id for your Latch account, so that it can recognise you next time (not your email or name)</li>);
+  }
+  if (props.scope.includes('offline_access')) {
+    items.push(
+      <li>
+        <strong>Access while you are away:</strong> {props.clientName} can keep access while you are away, until you remove it
+      </li>,
+    );
+  }
+  return items;
+}
+
 /**
  * The client's name, what it will receive, and two buttons, "Allow" and "Deny" (docs/protocol-decisions.md
- * "Pages").
+ * "Pages"): the heading says what is asked, where the person will be sent back is said plainly, and "Not you?"
+ * signs out and comes back to the same request.
  */
 export function ConsentPage(props: ConsentPageProps) {
+  const returnTo = `/oauth2/authorize?${props.authorizationRequest}`;
   return (
-    <Layout title={`Allow ${props.clientName}?`} signedIn>
+    <Layout title={`Allow ${props.clientName}?`} signedIn inFlow>
       <div class="card">
         <h1>
-          <span class="client-name">{props.clientName}</span> wants to sign you in
+          <span class="client-name">{props.clientName}</span> {askedFor(props.scope)}
         </h1>
         {props.registeredDynamically ? (
           <p class="secret-warning" role="note">
@@ -34,25 +64,16 @@ export function ConsentPage(props: ConsentPageProps) {
         <p>
           Signed in as <strong>{props.userEmail}</strong>. If you allow, {props.clientName} will receive:
         </p>
-        <ul class="scopes">
-          <li>Your email address, and whether it is verified</li>
-          <li>Your name</li>
-          <li>Your avatar (profile picture), if you have one</li>
-          {props.scope.includes('offline_access') ? (
-            <li>
-              <strong>Access while you are away:</strong> {props.clientName} can keep access while you are away, until you remove it
-            </li>
-          ) : null}
-        </ul>
-        <p class="hint">
-          You will be sent back to <strong>{props.redirectHost}</strong>
+        <ul class="scopes">{receivedItems(props)}</ul>
+        <p class="send-back">
+          Afterwards you go back to <strong>{props.redirectHost}</strong>
           {props.clientHomepage ? (
             <>
               {' '}
               (<a href={props.clientHomepage} rel="noopener noreferrer">{props.clientHomepage}</a>)
             </>
           ) : null}
-          . You can remove this access at any time from your account page.
+          .
         </p>
         <form method="post" action="/oauth2/authorize/decision">
           <CsrfField token={props.csrfToken} />
@@ -65,6 +86,17 @@ export function ConsentPage(props: ConsentPageProps) {
               Deny
             </button>
           </div>
+        </form>
+        <form method="post" action="/logout" class="inline-form">
+          <CsrfField token={props.csrfToken} />
+          <input type="hidden" name="return_to" value={returnTo} />
+          <p class="hint">
+            Not you?{' '}
+            <button type="submit" class="link">
+              Use another account
+            </button>
+            {' · '}You can remove this access at any time from your account page.
+          </p>
         </form>
       </div>
     </Layout>
