@@ -15,6 +15,7 @@ import { PASSWORD_AMR } from '../session/authentication-methods.js';
 import { endCurrentBrowserSession, startBrowserSession } from '../session/browser-session.js';
 import type { SessionEndings } from '../session/session-endings.js';
 import { safeReturnTo } from '../session/return-to.js';
+import { requestingApp } from './requesting-app.js';
 import type { Storage } from '../storage/storage.js';
 import { SIGN_IN_NOTICES, SignInPage, type SignInProblem } from '../views/pages/sign-in-page.js';
 import { verifyAgainstDummyHash, verifyPassword } from './passwords.js';
@@ -42,7 +43,14 @@ export function registerSignInRoutes(app: FastifyInstance, { storage, config, si
     const notice = noticeFor(query, SIGN_IN_NOTICES);
     return renderPage(
       reply,
-      SignInPage({ csrfToken: reply.generateCsrf(), returnTo: safeReturnTo(query.return_to), email: loginHint, notice, signupEnabled: config.signupEnabled }),
+      SignInPage({
+        csrfToken: reply.generateCsrf(),
+        returnTo: safeReturnTo(query.return_to),
+        app: await requestingApp(storage, safeReturnTo(query.return_to)),
+        email: loginHint,
+        notice,
+        signupEnabled: config.signupEnabled,
+      }),
     );
   });
 
@@ -51,8 +59,8 @@ export function registerSignInRoutes(app: FastifyInstance, { storage, config, si
     const password = formField(request.body, 'password', 1024);
     const returnTo = safeReturnTo(formField(request.body, 'return_to'));
     const now = new Date();
-    const rerender = (error: SignInProblem, status: number) =>
-      renderPage(reply.code(status), SignInPage({ csrfToken: reply.generateCsrf(), returnTo, email, error, signupEnabled: config.signupEnabled }));
+    const rerender = async (error: SignInProblem, status: number) =>
+      renderPage(reply.code(status), SignInPage({ csrfToken: reply.generateCsrf(), returnTo, app: await requestingApp(storage, returnTo), email, error, signupEnabled: config.signupEnabled }));
 
     if (email === '' || password === '') {
       noteSignIn(request, 'incomplete');

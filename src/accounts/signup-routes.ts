@@ -8,6 +8,7 @@ import { PageError } from '../errors.js';
 import { formField } from '../http/form-fields.js';
 import { PASSWORD_AMR } from '../session/authentication-methods.js';
 import { startBrowserSession } from '../session/browser-session.js';
+import { requestingApp } from './requesting-app.js';
 import { safeReturnTo } from '../session/return-to.js';
 import { renderPage } from '../http/render-page.js';
 import { SignUpPage } from '../views/pages/sign-up-page.js';
@@ -28,7 +29,8 @@ export function registerSignupRoutes(app: FastifyInstance, deps: AccountPageDeps
   app.get('/signup', async (request, reply) => {
     if (!config.signupEnabled) throw signupDisabled();
     const returnTo = safeReturnTo((request.query as Record<string, unknown>).return_to);
-    return renderPage(reply, SignUpPage({ csrfToken: reply.generateCsrf(), returnTo, passwordMinLength: PASSWORD_MIN_LENGTH, values: {}, errors: {} }));
+    const app = await requestingApp(storage, returnTo);
+    return renderPage(reply, SignUpPage({ csrfToken: reply.generateCsrf(), returnTo, app, passwordMinLength: PASSWORD_MIN_LENGTH, values: {}, errors: {} }));
   });
 
   app.post('/signup', { preHandler: app.csrfProtection }, async (request, reply) => {
@@ -37,8 +39,11 @@ export function registerSignupRoutes(app: FastifyInstance, deps: AccountPageDeps
     const email = formField(request.body, 'email', 300).trim();
     const password = formField(request.body, 'password', 1024);
     const returnTo = safeReturnTo(formField(request.body, 'return_to'));
-    const rerender = (errors: Record<string, string>, status = 400) =>
-      renderPage(reply.code(status), SignUpPage({ csrfToken: reply.generateCsrf(), returnTo, passwordMinLength: PASSWORD_MIN_LENGTH, values: { name, email }, errors }));
+    const rerender = async (errors: Record<string, string>, status = 400) =>
+      renderPage(
+        reply.code(status),
+        SignUpPage({ csrfToken: reply.generateCsrf(), returnTo, app: await requestingApp(storage, returnTo), passwordMinLength: PASSWORD_MIN_LENGTH, values: { name, email }, errors }),
+      );
 
     if (!(await signupLimiter.allow(request.ip))) {
       return rerender({ email: 'Too many accounts were created from your network recently. Try again in an hour.' }, 429);

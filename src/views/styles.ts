@@ -24,6 +24,8 @@ h3 { font-size: 1rem; margin: 1.25rem 0 .4rem; }
 fieldset { border: 1px solid var(--line); border-radius: 6px; padding: .5rem 1rem .75rem; margin: 1rem 0 0; }
 legend { font-weight: 600; padding: 0 .25rem; }
 p.lead { color: var(--muted); margin-top: -.5rem; }
+.app-banner { display: flex; align-items: center; gap: .6rem; }
+.app-banner .app-logo { border-radius: 6px; object-fit: contain; flex: none; }
 label { display: block; font-weight: 600; margin: 1rem 0 .25rem; }
 input[type=text], input[type=email], input[type=password], input[type=url], textarea, select {
   width: 100%; padding: .6rem .7rem; font: inherit; border: 1px solid #8c959f; border-radius: 6px; background: var(--paper); color: var(--ink);

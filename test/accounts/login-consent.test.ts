@@ -122,6 +122,23 @@ describe('sign-in page', () => {
     assert.equal((await findRows(server, 'browser_sessions', { session_hash: hash(second) })).length, 1);
   });
 
+  test('the sign-in and sign-up pages reached from an app name it, with its homepage; an unknown or missing client names none', async () => {
+    const client = await server.createClient({ name: 'Orbit Notes', redirectUris: [REDIRECT_URI] });
+    await server.storage.clients.update(client.clientId, { homepageUrl: 'https://orbit.example.com/' }, new Date());
+    const returnTo = `/oauth2/authorize?response_type=code&client_id=${client.clientId}&redirect_uri=${encodeURIComponent(REDIRECT_URI)}`;
+    const browser = new TestBrowser();
+    for (const path of ['/login', '/signup']) {
+      const page = await browser.request(`${server.baseUrl}${path}?return_to=${encodeURIComponent(returnTo)}`);
+      assert.match(pageText(page.body), /to continue to Orbit Notes \(orbit\.example\.com\)/, path);
+    }
+    const wrong = await attemptSignIn(server, user.email, 'not the password', { browser, returnTo });
+    assert.match(pageText(wrong.body), /to continue to Orbit Notes/, 'the refused sign-in still says for whom');
+    for (const other of ['/oauth2/authorize?client_id=nobody', `/oauth2/authorize?client_id=${client.clientId}&client_id=x`, '/account']) {
+      const page = await browser.request(`${server.baseUrl}/login?return_to=${encodeURIComponent(other)}`);
+      assert.doesNotMatch(pageText(page.body), /to continue to/, other);
+    }
+  });
+
   test('sign-in returns to the authorization request it interrupted', async () => {
     const client = await server.createClient({ redirectUris: [REDIRECT_URI] });
     const browser = new TestBrowser();

@@ -1,5 +1,6 @@
 import { CsrfField } from '../components/field.js';
 import { Notice } from '../components/notice.js';
+import { AppBanner, type AppBannerProps } from '../components/app-banner.js';
 import { Layout } from '../layout.js';
 
 /** What the sign-in page confirms, chosen by its key (`?notice=password-reset`): no text comes from the URL. */
@@ -25,7 +26,8 @@ export interface SignInPageProps {
   returnTo: string;
   email?: string | undefined;
   error?: SignInProblem | undefined;
-  clientName?: string;
+  /** The app of the authorization request this sign-in returns to (accounts/requesting-app.ts). */
+  app?: AppBannerProps['app'];
   /** A confirmation to show above the form (e.g. after a password reset). */
   notice?: SignInNotice | undefined;
   signupEnabled?: boolean;
@@ -35,17 +37,13 @@ export interface SignInPageProps {
  * Inputs labelled "Email" and "Password", submit button "Sign in"; works without JavaScript
  * (docs/protocol-decisions.md "Pages").
  */
-export function SignInPage({ csrfToken, returnTo, email, error, clientName, notice, signupEnabled }: SignInPageProps) {
+export function SignInPage({ csrfToken, returnTo, email, error, app, notice, signupEnabled }: SignInPageProps) {
   const signUpHref = returnTo === '/' ? '/signup' : `/signup?return_to=${encodeURIComponent(returnTo)}`;
   return (
     <Layout title="Sign in">
       <div class="card">
         <h1>Sign in</h1>
-        {clientName ? (
-          <p class="lead">
-            to continue to <span class="client-name">{clientName}</span>
-          </p>
-        ) : null}
+        <AppBanner app={app} />
         <Notice>{notice && !error && SIGN_IN_NOTICES[notice]}</Notice>
         {error ? (
           <p class="alert error" role="alert" id="signin-error">

@@ -1,21 +1,25 @@
+import { AppBanner, type AppBannerProps } from '../components/app-banner.js';
 import { CsrfField, Field } from '../components/field.js';
 import { Layout } from '../layout.js';
 
 export interface SignUpPageProps {
   csrfToken: string;
   returnTo: string;
+  /** The app of the authorization request this sign-up returns to (accounts/requesting-app.ts). */
+  app?: AppBannerProps['app'];
   /** Shown in the password field's hint; the rule itself is checked by the route. */
   passwordMinLength: number;
   values: { name?: string; email?: string };
   errors: Partial<Record<'name' | 'email' | 'password', string>>;
 }
 
-export function SignUpPage({ csrfToken, returnTo, passwordMinLength, values, errors }: SignUpPageProps) {
+export function SignUpPage({ csrfToken, returnTo, app, passwordMinLength, values, errors }: SignUpPageProps) {
   const signInHref = returnTo === '/' ? '/login' : `/login?return_to=${encodeURIComponent(returnTo)}`;
   return (
     <Layout title="Create your account">
       <div class="card">
         <h1>Create your account</h1>
+        <AppBanner app={app} />
         {Object.keys(errors).length > 0 ? (
           <p class="alert error" role="alert">
             Please fix the {Object.keys(errors).length === 1 ? 'field' : 'fields'} marked below.
