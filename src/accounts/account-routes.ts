@@ -10,6 +10,7 @@ import { pageErrorHandler } from '../oauth/error-surfaces.js';
 import { readUploadForm, UploadProblem } from '../http/form-body.js';
 import { formField, noticeFor } from '../http/form-fields.js';
 import { outboxPageIsAvailable } from '../mail/outbox-routes.js';
+import { hasSecondFactor } from './second-factor/second-factors.js';
 import { noteRequestFailure } from '../http/request-failure.js';
 import { clearSessionCookie, readBrowserSession, type CurrentSession } from '../session/browser-session.js';
 import { endBrowserSessions } from '../session/session-endings.js';
@@ -69,7 +70,7 @@ export function registerAccountRoutes(app: FastifyInstance, deps: AccountPageDep
           })),
         apps,
         activity,
-        twoStepOn: (await storage.secondFactors.findTotp(current.user.id)) !== null,
+        twoStepOn: await hasSecondFactor(storage, current.user.id),
       }),
     );
   }

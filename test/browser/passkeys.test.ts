@@ -83,8 +83,16 @@ describe('passkeys in a real browser', () => {
     await screenshot(page, 'passkeys-01-two-step-page');
     await page.getByLabel('Name for a new passkey').fill('Work laptop');
     await page.getByRole('button', { name: 'Add a passkey' }).click();
-    await page.waitForURL(`${origin}/account/two-step?notice=passkey-added`);
-    assert.match(await page.getByRole('status').innerText(), /Your passkey was added/);
+    // The first second factor: two-step verification is on, and the recovery codes are shown, once.
+    await page.waitForURL(`${origin}/account/two-step/new-recovery-codes`);
+    await page.getByRole('heading', { name: 'Two-step verification is on' }).waitFor();
+    const codes = (await page.locator('#recovery-codes').innerText()).split('\n').filter((line) => line.trim() !== '');
+    assert.equal(codes.length, 10);
+    assert.equal((await latch.storage.secondFactors.listRecoveryCodes(user.id)).length, 10, 'stored (as keyed hashes)');
+    await screenshot(page, 'passkeys-02a-recovery-codes');
+    await page.reload();
+    await page.waitForURL(`${origin}/account/two-step`);
+    assert.doesNotMatch(await page.locator('body').innerText(), new RegExp(codes[0]!), 'a reload does not show them again');
     assert.match(await page.locator('section[aria-labelledby="passkeys-heading"]').innerText(), /Work laptop/);
     await screenshot(page, 'passkeys-02-added');
 
@@ -151,16 +159,24 @@ describe('passkeys in a real browser', () => {
     }
   });
 
-  browserTest('with an authenticator app on, the passkey can be the second step after the password', async () => {
+  browserTest('the password of an account with a passkey asks for the passkey next; with an authenticator app on too, either is the second step', async () => {
     await context.clearCookies();
     await signInWithPassword();
+    await page.waitForURL(`${origin}/login/two-step`);
+    assert.match(await page.locator('body').innerText(), /Confirm it is you with your passkey/);
+    assert.equal(await page.getByLabel('6-digit code').count(), 0, 'no code field: the account has no authenticator app');
+    await screenshot(page, 'passkeys-03a-passkey-second-step');
+    await page.getByRole('button', { name: 'Use a passkey' }).click();
+    await page.waitForURL(`${origin}/`);
     await page.goto(`${origin}/account/two-step`);
     const key = (await page.getByLabel('Key to type in instead').inputValue()).replace(/\s/g, '');
     const code = new TOTP({ secret: Secret.fromBase32(key), algorithm: 'SHA1', digits: 6, period: 30 }).generate();
     await page.getByLabel('6-digit code from the app').fill(code);
     await page.getByRole('button', { name: 'Turn on two-step verification' }).click();
-    await page.getByRole('heading', { name: 'Two-step verification is on' }).waitFor();
-    await screenshot(page, 'passkeys-04-recovery-codes');
+    // The recovery codes made with the passkey are kept: no new set.
+    await page.waitForURL(`${origin}/account/two-step`);
+    assert.ok((await latch.storage.secondFactors.findTotp(user.id)) !== null, 'the app is on');
+    await screenshot(page, 'passkeys-04-app-on');
 
     await context.clearCookies();
     await page.goto(`${origin}/login?return_to=%2Faccount`);

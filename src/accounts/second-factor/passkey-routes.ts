@@ -28,7 +28,9 @@ import { PASSKEY_SCRIPT } from '../../views/passkey-script.js';
 import type { SignInThrottle } from '../sign-in-throttle.js';
 import { endPendingSignIn, readPendingSignIn } from './pending-sign-in.js';
 import { authenticationOptions, PasskeyRefused, registrationOptions, verifyAuthentication, verifyRegistration } from './passkeys.js';
+import { handOverRecoveryCodes, NEW_RECOVERY_CODES_PATH } from './new-recovery-codes.js';
 import type { SecondFactorKeys } from './second-factor-keys.js';
+import { hasSecondFactor, replaceRecoveryCodes } from './second-factors.js';
 
 /**
  * A passkey alone names no account until it is checked: its failures count per address only (under an
@@ -78,10 +80,18 @@ export function registerAccountPasskeyRoutes(app: FastifyInstance, deps: { stora
       request.log.info({ event: 'passkey_refused', userId: current.user.id, reason: (error.cause as Error | undefined)?.message }, 'passkey registration refused');
       return refuse(reply, error.message);
     }
+    const firstFactor = !(await hasSecondFactor(storage, current.user.id));
     if (!(await storage.passkeys.insert(passkey))) return refuse(reply, 'This passkey is registered already.');
     request.log.info({ event: 'passkey_added', userId: current.user.id }, 'passkey added');
     audit.record(request, { type: 'user.second_factor.added', userId: current.user.id, details: { factor: 'passkey', name: passkey.name } });
     await tellOwner(request, mailer, config, current.user, 'added', passkey.name);
+    // The first second factor comes with recovery codes, shown once (as for an authenticator app); an account
+    // that kept a set keeps it.
+    const unused = (await storage.secondFactors.listRecoveryCodes(current.user.id)).filter((code) => code.usedAt === null);
+    if (firstFactor && unused.length === 0) {
+      handOverRecoveryCodes(config, keys, reply, current.user.id, await replaceRecoveryCodes(storage, keys, current.user.id, now), now);
+      return { redirect: NEW_RECOVERY_CODES_PATH };
+    }
     return { redirect: '/account/two-step?notice=passkey-added' };
   });
 
@@ -91,6 +101,8 @@ export function registerAccountPasskeyRoutes(app: FastifyInstance, deps: { stora
     const credentialId = formField(request.body, 'credential_id', 1400);
     const passkey = (await storage.passkeys.listByUser(current.user.id)).find((candidate) => candidate.credentialId === credentialId);
     if (passkey && (await storage.passkeys.delete(current.user.id, credentialId))) {
+      // Recovery codes are never the only factor: they go with the last one.
+      if (!(await hasSecondFactor(storage, current.user.id))) await storage.secondFactors.deleteRecoveryCodes(current.user.id);
       request.log.info({ event: 'passkey_removed', userId: current.user.id }, 'passkey removed');
       audit.record(request, { type: 'user.second_factor.removed', userId: current.user.id, details: { factor: 'passkey', name: passkey.name } });
       await tellOwner(request, mailer, config, current.user, 'removed', passkey.name);

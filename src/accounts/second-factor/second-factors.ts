@@ -10,9 +10,13 @@ import { findRecoveryCode, generateRecoveryCodes, hashRecoveryCode } from './rec
 import { totpSecretAssociatedData, type SecondFactorKeys } from './second-factor-keys.js';
 import { matchTotpCode, normalizeTotpCode } from './totp.js';
 
-/** True when the account has an authenticator app: then a sign-in needs a code after the password. */
+/**
+ * True when the account has a second factor, an authenticator app or a passkey: then a sign-in with the password
+ * needs it too (docs/protocol-decisions.md "Second factors and passkeys").
+ */
 export async function hasSecondFactor(storage: Storage, userId: number): Promise<boolean> {
-  return (await storage.secondFactors.findTotp(userId)) !== null;
+  const factors = await enrolledFactors(storage, userId);
+  return factors.authenticatorApp || factors.passkeys.length > 0;
 }
 
 /** What the account has enrolled that could raise a sign-in (a step-up, session/authentication-methods.ts). */

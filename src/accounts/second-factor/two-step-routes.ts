@@ -16,7 +16,8 @@ import { TWO_STEP_NOTICES, TwoStepPage, type TwoStepField } from '../../views/pa
 import type { AccountPageDeps } from '../page-deps.js';
 import { SignInThrottle } from '../sign-in-throttle.js';
 import { registerAccountPasskeyRoutes } from './passkey-routes.js';
-import { checkPasswordOrCode, replaceRecoveryCodes } from './second-factors.js';
+import { NEW_RECOVERY_CODES_PATH, takeRecoveryCodes } from './new-recovery-codes.js';
+import { checkPasswordOrCode, hasSecondFactor, replaceRecoveryCodes } from './second-factors.js';
 import { deriveSecondFactorKeys, totpSecretAssociatedData } from './second-factor-keys.js';
 import { openState, sealState } from './sealed-state.js';
 import { createTotpSecret, groupSecret, matchTotpCode, totpUri } from './totp.js';
@@ -125,6 +126,16 @@ export function registerTwoStepRoutes(app: FastifyInstance, deps: AccountPageDep
     return renderPage(reply, RecoveryCodesPage({ codes, reason: 'enabled' }));
   });
 
+  app.get(NEW_RECOVERY_CODES_PATH, async (request, reply) => {
+    const current = await requireBrowserSession(storage, config, request, reply);
+    if (!current) return reply;
+    const codes = takeRecoveryCodes(config, keys, request, reply, current.user.id, new Date());
+    // Shown once: a reload (or a stranger's link) finds nothing and lands on the two-step page.
+    if (!codes) return reply.redirect('/account/two-step', 303);
+    reply.header('cache-control', 'no-store');
+    return renderPage(reply, RecoveryCodesPage({ codes, reason: 'enabled' }));
+  });
+
   app.post('/account/two-step/app/remove', { preHandler: app.csrfProtection }, async (request, reply) => {
     const current = await requireBrowserSession(storage, config, request, reply);
     if (!current) return reply;
@@ -132,10 +143,10 @@ export function registerTwoStepRoutes(app: FastifyInstance, deps: AccountPageDep
     const now = new Date();
     const proof = await proofHolds(request, user, now);
     if (proof !== 'ok') return renderTwoStep(reply, user, { status: proof === 'throttled' ? 429 : 400, errors: { removeProof: PROOF_PROBLEMS[proof] } });
-    // Recovery codes are never the only factor: they go with the app.
+    // Recovery codes are never the only factor: they go with the last one (the app, when no passkey is left).
     const removed = await storage.transaction(async (tx) => {
       const gone = await tx.secondFactors.deleteTotp(user.id);
-      await tx.secondFactors.deleteRecoveryCodes(user.id);
+      if ((await tx.passkeys.listByUser(user.id)).length === 0) await tx.secondFactors.deleteRecoveryCodes(user.id);
       return gone;
     });
     if (removed) {
@@ -151,7 +162,7 @@ export function registerTwoStepRoutes(app: FastifyInstance, deps: AccountPageDep
     if (!current) return reply;
     const { user } = current;
     const now = new Date();
-    if (!(await storage.secondFactors.findTotp(user.id))) return reply.redirect('/account/two-step', 303);
+    if (!(await hasSecondFactor(storage, user.id))) return reply.redirect('/account/two-step', 303);
     const proof = await proofHolds(request, user, now);
     if (proof !== 'ok') return renderTwoStep(reply, user, { status: proof === 'throttled' ? 429 : 400, errors: { regenerateProof: PROOF_PROBLEMS[proof] } });
     const codes = await replaceRecoveryCodes(storage, keys, user.id, now);

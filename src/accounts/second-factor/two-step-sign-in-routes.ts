@@ -21,7 +21,7 @@ import type { SignInThrottle } from '../sign-in-throttle.js';
 import { endPendingSignIn, readPendingSignIn } from './pending-sign-in.js';
 import { registerPasskeySignInRoutes } from './passkey-routes.js';
 import type { SecondFactorKeys } from './second-factor-keys.js';
-import { useAuthenticatorCode, useRecoveryCode } from './second-factors.js';
+import { enrolledFactors, useAuthenticatorCode, useRecoveryCode } from './second-factors.js';
 
 export interface TwoStepSignInDeps {
   storage: Storage;
@@ -41,8 +41,11 @@ export function registerTwoStepSignInRoutes(app: FastifyInstance, deps: TwoStepS
     const pending = await readPendingSignIn(config, keys, request, findUser, new Date());
     if (!pending) return reply.redirect('/login', 303);
     const method = (request.query as Record<string, unknown>).method === 'recovery' ? 'recovery' : 'app';
-    const hasPasskeys = (await storage.passkeys.listByUser(pending.userId)).length > 0;
-    return renderPage(reply, TwoStepSignInPage({ csrfToken: reply.generateCsrf(), method, hasPasskeys, stepUp: pending.stepUp }));
+    const factors = await enrolledFactors(storage, pending.userId);
+    return renderPage(
+      reply,
+      TwoStepSignInPage({ csrfToken: reply.generateCsrf(), method, hasPasskeys: factors.passkeys.length > 0, hasApp: factors.authenticatorApp, stepUp: pending.stepUp }),
+    );
   });
 
   app.post('/login/two-step', { preHandler: app.csrfProtection }, async (request, reply) => {

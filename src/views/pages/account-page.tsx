@@ -163,7 +163,7 @@ export function AccountPage(props: AccountPageProps) {
         <h2 id="two-step-heading">Two-step verification</h2>
         <p>
           {props.twoStepOn ? <span class="badge ok">On</span> : <span class="badge warn">Off</span>}{' '}
-          {props.twoStepOn ? 'Signing in asks for a code from your authenticator app after your password.' : 'Signing in needs only your password.'}
+          {props.twoStepOn ? 'Signing in with your password also asks for your authenticator app or a passkey.' : 'Signing in needs only your password.'}
         </p>
         <p>
           <a href="/account/two-step">{props.twoStepOn ? 'Manage two-step verification' : 'Set up two-step verification'}</a>

@@ -14,7 +14,7 @@ export function RecoveryCodesPage({ codes, reason }: RecoveryCodesPageProps) {
       <div class="card">
         <h1>{reason === 'enabled' ? 'Two-step verification is on' : 'Your new recovery codes'}</h1>
         <p>
-          If you lose your phone, sign in with one of these codes instead of a code from your authenticator app. Each code works once.
+          If you lose your phone or your passkey, sign in with one of these codes instead of your second step. Each code works once.
           {reason === 'regenerated' ? ' Your old codes no longer work.' : ''}
         </p>
         <CopyableBlock id="recovery-codes" text={codes.join('\n')} label="Recovery codes" />

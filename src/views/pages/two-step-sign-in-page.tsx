@@ -23,6 +23,8 @@ export interface TwoStepSignInPageProps {
    * second steps reach it. `passkey` and `device-bound passkey` leave out the codes.
    */
   stepUp?: 'any' | 'passkey' | 'device-bound passkey' | undefined;
+  /** The account has an authenticator app; without one (passkeys only), the passkey is the second step. */
+  hasApp?: boolean;
 }
 
 const STEP_UP_LEADS = {
@@ -31,23 +33,34 @@ const STEP_UP_LEADS = {
   'device-bound passkey': 'The app you are signing in to asks you to confirm with a passkey that cannot leave its device, such as a security key.',
 } as const;
 
-export function TwoStepSignInPage({ csrfToken, method, error, hasPasskeys, stepUp }: TwoStepSignInPageProps) {
+export function TwoStepSignInPage({ csrfToken, method, error, hasPasskeys, stepUp, hasApp = true }: TwoStepSignInPageProps) {
   const app = method === 'app';
-  const passkeyOnly = stepUp === 'passkey' || stepUp === 'device-bound passkey';
-  if (passkeyOnly) {
+  const stepUpNeedsPasskey = stepUp === 'passkey' || stepUp === 'device-bound passkey';
+  if (stepUpNeedsPasskey || (!hasApp && app)) {
     return (
       <Layout title="Two-step verification">
         <div class="card">
           <h1>Two-step verification</h1>
-          <p class="lead">{STEP_UP_LEADS[stepUp]}</p>
+          <p class="lead">{stepUpNeedsPasskey ? STEP_UP_LEADS[stepUp] : 'Confirm it is you with your passkey.'}</p>
+          {/* The passkey script sends the page's CSRF token with its requests (there is no other form here). */}
+          <CsrfField token={csrfToken} />
           <div class="actions">
             <button type="button" data-passkey="second-factor" data-action="/login/two-step/passkey" data-status="passkey-status" hidden>
               Use a passkey
             </button>
           </div>
           <p id="passkey-status" aria-live="polite" class="hint" />
+          <noscript>
+            <p class="hint">Passkeys need JavaScript: turn it on{stepUpNeedsPasskey ? '' : ', or use a recovery code'}.</p>
+          </noscript>
           <script src="/assets/passkeys.js" defer />
           <p class="hint">
+            {stepUpNeedsPasskey ? null : (
+              <>
+                <a href="/login/two-step?method=recovery">Use a recovery code</a>
+                {' · '}
+              </>
+            )}
             <a href="/login">Start over</a>
           </p>
         </div>
@@ -97,7 +110,7 @@ export function TwoStepSignInPage({ csrfToken, method, error, hasPasskeys, stepU
           </>
         ) : null}
         <p class="hint">
-          {app ? <a href="/login/two-step?method=recovery">Use a recovery code</a> : <a href="/login/two-step">Use your authenticator app</a>}
+          {app ? <a href="/login/two-step?method=recovery">Use a recovery code</a> : <a href="/login/two-step">{hasApp ? 'Use your authenticator app' : 'Use your passkey'}</a>}
           {' · '}
           <a href="/login">Start over</a>
         </p>
