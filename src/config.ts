@@ -193,6 +193,12 @@ export interface Config {
    */
   readonly auditRetentionDays: number;
   /**
+   * The waits between a webhook's failed attempt and the next (`LATCH_WEBHOOK_RETRY_SECONDS`, seconds separated
+   * by commas; default `30,120,600,3600,21600`: six attempts over about seven hours; empty: no retries). Tests
+   * set short ones (docs/protocol-decisions.md "Webhooks").
+   */
+  readonly webhookRetrySeconds: readonly number[];
+  /**
    * Dynamic Client Registration at POST /oauth2/register (`LATCH_REGISTRATION`, RFC 7591; docs/protocol-decisions.md
    * "Dynamic client registration"): `off` (default: refused), `token` (callers present the initial access token
    * `LATCH_REGISTRATION_TOKEN` as a Bearer token), `open` (anyone, for public clients only).
@@ -314,6 +320,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     serverTiming: flag('LATCH_SERVER_TIMING'),
     tracing: parseTracing(env, problems),
     auditRetentionDays: integer('LATCH_AUDIT_RETENTION_DAYS', 90, 1, 3650),
+    webhookRetrySeconds: parseWebhookRetrySeconds(env.LATCH_WEBHOOK_RETRY_SECONDS, problems),
     ...parseRegistration(env, problems),
   };
   if (config.metricsPort !== null && config.metricsPort === config.port && config.port !== 0) {
@@ -323,6 +330,19 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
 
   if (problems.length > 0) throw new ConfigError(problems);
   return { ...config, secret, secureCookies: issuer.startsWith('https:') };
+}
+
+const DEFAULT_WEBHOOK_RETRY_SECONDS = [30, 120, 600, 3600, 21600];
+
+function parseWebhookRetrySeconds(value: string | undefined, problems: string[]): readonly number[] {
+  if (value === undefined) return DEFAULT_WEBHOOK_RETRY_SECONDS;
+  if (value.trim() === '') return [];
+  const delays = value.split(',').map((part) => part.trim());
+  if (delays.length > 20 || !delays.every((delay) => /^\d{1,6}$/.test(delay) && Number(delay) >= 1 && Number(delay) <= 7 * 86400)) {
+    problems.push('LATCH_WEBHOOK_RETRY_SECONDS must be at most 20 waits in seconds (1 to 604800) separated by commas, e.g. 30,120,600');
+    return DEFAULT_WEBHOOK_RETRY_SECONDS;
+  }
+  return delays.map(Number);
 }
 
 function parseRegistration(env: NodeJS.ProcessEnv, problems: string[]): Pick<Config, 'registration' | 'registrationToken'> {

@@ -13,6 +13,7 @@ import { openObservability } from './observability/observability.js';
 import { openStorage, storageOptionsFromConfig } from './storage/open-storage.js';
 import { OUTBOX_RETENTION_SECONDS } from './mail/mailer.js';
 import type { Storage } from './storage/storage.js';
+import { WebhookDeliveries } from './webhooks/webhook-deliveries.js';
 
 const CLEANUP_INTERVAL_MS = 10 * 60 * 1000;
 /** How long a starting process waits for Redis before it starts degraded (counters in memory). */
@@ -20,6 +21,8 @@ const REDIS_START_WAIT_MS = 2000;
 /** Used and expired codes are kept a day past expiry, so that a late replay is still recognised as reuse. */
 const CODE_RETENTION_SECONDS = 86400;
 const CLIENT_EVENT_RETENTION_SECONDS = 30 * 86400;
+/** Delivered and given-up webhook deliveries stay in the delivery log (`latch webhook deliveries`) this long. */
+const WEBHOOK_DELIVERY_RETENTION_SECONDS = 30 * 86400;
 /** Retired signing keys stay a day, so that `latch keys list` shows what happened, then go with their private parts. */
 const RETIRED_SIGNING_KEY_RETENTION_SECONDS = 86400;
 /** A client that registered itself (RFC 7591) and got no consent, code or token within this long is removed. */
@@ -32,6 +35,8 @@ export interface RunningServer {
   signingKeys: SigningKeyCache;
   /** Back-channel logout delivery: told when sessions end; works the queue of deliveries in the background. */
   backchannelLogout: BackchannelLogout;
+  /** Webhook delivery: works the queue of deliveries the audit log fills. */
+  webhookDeliveries: WebhookDeliveries;
   url: string;
   /** Where `GET /metrics` is served (`LATCH_METRICS_PORT`); absent when metrics are off, and in a worker of `--workers`. */
   metricsUrl?: string;
@@ -72,6 +77,7 @@ export async function deleteExpiredRecords(
   await inBatches((limit) => storage.auditEvents.deleteBefore(seconds((config.auditRetentionDays ?? 90) * 86400), limit), batchRows);
   // Self-registered clients never used within a day (docs/protocol-decisions.md "Dynamic client registration").
   await storage.clients.deleteUnusedRegistrations(seconds(UNUSED_REGISTRATION_SECONDS));
+  await inBatches((limit) => storage.webhookDeliveries.deleteFinishedBefore(seconds(WEBHOOK_DELIVERY_RETENTION_SECONDS), limit), batchRows);
 }
 
 export interface StartServerOptions {
@@ -161,6 +167,13 @@ export async function startServer(config: Config, options: StartServerOptions = 
   }
   const keys = signingKeys;
   const logouts = backchannelLogout!;
+  const webhooks = new WebhookDeliveries({
+    storage,
+    latchSecret: config.secret,
+    allowPrivateAddresses: config.outboundAllowPrivate,
+    retryDelaysSeconds: config.webhookRetrySeconds,
+    log: app.log,
+  });
   let url: string;
   let metricsUrl: string | undefined;
   try {
@@ -184,6 +197,7 @@ export async function startServer(config: Config, options: StartServerOptions = 
   cleanup.unref();
   // Deliveries queued before a restart, or by a process that stopped, are picked up here.
   logouts.start();
+  webhooks.start();
 
   let closing: Promise<void> | undefined;
   const close = () => {
@@ -202,6 +216,8 @@ export async function startServer(config: Config, options: StartServerOptions = 
         clearTimeout(deadline);
         // After the requests (a logout in flight queues deliveries), before the database closes.
         await logouts.stop();
+        // After the requests too (their audit events are written as the app closes), before the database closes.
+        await webhooks.stop();
         keys.close();
         await storage.close();
         attemptCounter?.close();
@@ -213,5 +229,5 @@ export async function startServer(config: Config, options: StartServerOptions = 
     })();
     return closing;
   };
-  return { app, storage, signingKeys: keys, backchannelLogout: logouts, url, ...(metricsUrl && { metricsUrl }), close };
+  return { app, storage, signingKeys: keys, backchannelLogout: logouts, webhookDeliveries: webhooks, url, ...(metricsUrl && { metricsUrl }), close };
 }

@@ -13,8 +13,13 @@
  * what the buffer held: the events of the last moments (BENCHMARKS.md, "Audit events: buffered inserts"). While
  * the database is away the buffer keeps up to MAX_BUFFERED_EVENTS and retries; beyond that the oldest are
  * dropped, and the log says how many.
+ *
+ * Webhooks (docs/protocol-decisions.md "Webhooks"): an event of a type some webhook subscribed to is written
+ * with a pending delivery to each such webhook, in the same write (AuditEventRepository.insertMany), so that a
+ * delivery is as durable as its event. The subscriptions are read from the database at most once per
+ * SUBSCRIPTIONS_MAX_AGE_MS: a webhook created with the command line hears of events from a second later.
  */
-import type { NewAuditEvent, Storage } from '../storage/storage.js';
+import type { NewAuditEvent, Storage, WebhookIdsByEvent, WebhookSubscription } from '../storage/storage.js';
 import type { AuditEventType } from './event-types.js';
 
 /** What a request tells about where an event came from (a FastifyRequest is one). */
@@ -53,6 +58,8 @@ export const FLUSH_AT_EVENTS = 500;
 /** After a failed write, the next attempt waits this long (the database is away; no point in hammering it). */
 export const RETRY_INTERVAL_MS = 1000;
 export const MAX_BUFFERED_EVENTS = 20_000;
+/** How long the webhooks' subscriptions are kept before they are read again (one indexed read of a small table). */
+export const SUBSCRIPTIONS_MAX_AGE_MS = 1000;
 const WARNING_INTERVAL_MS = 60_000;
 
 export interface AuditLogger {
@@ -94,9 +101,12 @@ export class AuditLog {
   private readonly flushDelayMs: number;
   private readonly maxBufferedEvents: number;
   private logger: AuditLogger | undefined;
+  /** The webhooks' subscriptions by event type, and when they were read (performance.now()). */
+  private subscriptions: { byType: Map<string, string[]>; readAt: number } | undefined;
 
   constructor(
-    private readonly storage: Pick<Storage, 'auditEvents' | 'dialect'>,
+    // Without `webhooks` (tests of the buffer alone), no deliveries are queued.
+    private readonly storage: Pick<Storage, 'auditEvents' | 'dialect'> & Partial<Pick<Storage, 'webhooks'>>,
     options: AuditLogOptions = {},
   ) {
     this.flushDelayMs = options.flushDelayMs ?? FLUSH_DELAY_MS[storage.dialect];
@@ -153,7 +163,8 @@ export class AuditLog {
     if (batch.length === 0) return;
     this.buffer = [];
     try {
-      await this.storage.auditEvents.insertMany(batch);
+      const webhooks = await this.webhooksFor(batch);
+      await this.storage.auditEvents.insertMany(batch, webhooks);
       this.retryNotBefore = 0;
     } catch (error) {
       // Kept, in order, ahead of what arrived meanwhile, and tried again later.
@@ -163,6 +174,24 @@ export class AuditLog {
       this.retryNotBefore = Date.now() + RETRY_INTERVAL_MS;
       this.schedule(RETRY_INTERVAL_MS);
     }
+  }
+
+  /** The webhooks each event of the batch goes to; undefined when none goes anywhere. */
+  private async webhooksFor(batch: readonly NewAuditEvent[]): Promise<WebhookIdsByEvent | undefined> {
+    const webhooks = this.storage.webhooks;
+    if (!webhooks) return undefined;
+    if (!this.subscriptions || performance.now() - this.subscriptions.readAt >= SUBSCRIPTIONS_MAX_AGE_MS) {
+      const readAt = performance.now();
+      this.subscriptions = { byType: byEventType(await webhooks.listSubscriptions()), readAt };
+    }
+    const { byType } = this.subscriptions;
+    if (byType.size === 0) return undefined;
+    let found: Map<NewAuditEvent, string[]> | undefined;
+    for (const event of batch) {
+      const ids = byType.get(event.type);
+      if (ids) (found ??= new Map()).set(event, ids);
+    }
+    return found;
   }
 
   private dropOldest(): void {
@@ -181,10 +210,21 @@ export class AuditLog {
   }
 }
 
+function byEventType(subscriptions: readonly WebhookSubscription[]): Map<string, string[]> {
+  const byType = new Map<string, string[]>();
+  for (const { id, eventTypes } of subscriptions) {
+    for (const type of eventTypes) byType.set(type, [...(byType.get(type) ?? []), id]);
+  }
+  return byType;
+}
+
 /**
  * Records one event from the command line, written at once (the process ends right after): no address, user
  * agent or request id, and `via: cli` in its details.
  */
-export async function recordCommandLineEvent(storage: Pick<Storage, 'auditEvents'>, event: AuditEventInput): Promise<void> {
-  await storage.auditEvents.insertMany([toNewAuditEvent(null, { ...event, details: { ...event.details, via: COMMAND_LINE } }, new Date())]);
+export async function recordCommandLineEvent(storage: Pick<Storage, 'auditEvents'> & Partial<Pick<Storage, 'webhooks'>>, event: AuditEventInput): Promise<void> {
+  const stored = toNewAuditEvent(null, { ...event, details: { ...event.details, via: COMMAND_LINE } }, new Date());
+  // Webhooks hear of the command line's events too (a serving process delivers them).
+  const ids = storage.webhooks ? byEventType(await storage.webhooks.listSubscriptions()).get(stored.type) : undefined;
+  await storage.auditEvents.insertMany([stored], ids ? new Map([[stored, ids]]) : undefined);
 }

@@ -2,7 +2,7 @@
  * The audit trail's event types: one stable dotted name per security-relevant thing that happened, the first
  * part naming what it happened to (user, consent, token, client, signing_key). This list is an interface:
  * operators filter on it (`latch events --type user.signin.failed`, or a family: `--type user.*`) and webhooks
- * will let them subscribe to these names (README "Audit events"). A name, once shipped, is never renamed or
+ * let them subscribe to these names (README "Audit events"). A name, once shipped, is never renamed or
  * reused for something else; new kinds of events get new names.
  *
  * Each event's `details` are small and never a secret, token, code or password (audit-log.ts). What each type's
@@ -76,6 +76,10 @@ export const AUDIT_EVENT_TYPES = {
   'signing_key.rotated': 'Signing key rotated',
   /** `latch keys retire`; details: kid, alg. */
   'signing_key.retired': 'Signing key retired',
+  /** `latch webhook create`; details: webhook_id, events (the types it receives), via. Never its URL's query or its secret. */
+  'webhook.created': 'Webhook created',
+  /** `latch webhook delete`; details: webhook_id, via. */
+  'webhook.deleted': 'Webhook deleted',
 } as const;
 
 export type AuditEventType = keyof typeof AUDIT_EVENT_TYPES;

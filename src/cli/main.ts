@@ -13,19 +13,21 @@ const commands = {
   db: () => import('./db-commands.js'),
   keys: () => import('./key-commands.js'),
   events: () => import('./events-command.js'),
+  webhook: () => import('./webhook-commands.js'),
   doctor: () => import('./doctor/doctor-command.js'),
   storage: () => import('../storage/open-storage.js'),
   config: () => import('../config.js'),
 };
 
 async function usage(): Promise<string> {
-  const [serve, client, user, db, keys, events, doctor] = await Promise.all([
+  const [serve, client, user, db, keys, events, webhook, doctor] = await Promise.all([
     commands.serve(),
     commands.client(),
     commands.user(),
     commands.db(),
     commands.keys(),
     commands.events(),
+    commands.webhook(),
     commands.doctor(),
   ]);
   return `Usage:
@@ -36,12 +38,13 @@ ${user.USER_USAGE}
 ${db.DB_USAGE}
 ${keys.KEYS_USAGE}
 ${events.EVENTS_USAGE}
+${webhook.WEBHOOK_USAGE}
 ${doctor.DOCTOR_USAGE}`;
 }
 
 /** Errors a person can fix (bad input, configuration, a refused operation): printed as one line, exit code 2. */
 async function isOperatorError(error: unknown): Promise<boolean> {
-  const [accounts, clients, config, keyCache, keys, copy, file] = await Promise.all([
+  const [accounts, clients, config, keyCache, keys, copy, file, webhooks] = await Promise.all([
     import('../accounts/user-accounts.js'),
     import('../clients/client-registration.js'),
     commands.config(),
@@ -49,6 +52,7 @@ async function isOperatorError(error: unknown): Promise<boolean> {
     import('../keys/signing-keys.js'),
     import('../storage/database-copy.js'),
     import('../storage/sqlite/file.js'),
+    import('../webhooks/webhook-registration.js'),
   ]);
   return (
     error instanceof UsageError ||
@@ -58,7 +62,8 @@ async function isOperatorError(error: unknown): Promise<boolean> {
     error instanceof keyCache.SigningKeyStartupError ||
     error instanceof keys.SigningKeyRetirementError ||
     error instanceof copy.DatabaseCopyError ||
-    error instanceof file.DatabaseBackupError
+    error instanceof file.DatabaseBackupError ||
+    error instanceof webhooks.WebhookRegistrationError
   );
 }
 
@@ -87,7 +92,8 @@ export async function runCli(argv: string[]): Promise<number> {
       case 'client':
       case 'user':
       case 'keys':
-      case 'events': {
+      case 'events':
+      case 'webhook': {
         const { loadConfig } = await commands.config();
         const { openStorage, storageOptionsFromConfig } = await commands.storage();
         const config = loadConfig();
@@ -96,6 +102,7 @@ export async function runCli(argv: string[]): Promise<number> {
           if (command === 'client') await (await commands.client()).runClientCommand(args, storage, { developmentMode: config.developmentMode });
           else if (command === 'keys') await (await commands.keys()).runKeysCommand(args, storage, config);
           else if (command === 'events') await (await commands.events()).runEventsCommand(args, storage);
+          else if (command === 'webhook') await (await commands.webhook()).runWebhookCommand(args, storage, { latchSecret: config.secret, developmentMode: config.developmentMode });
           else await (await commands.user()).runUserCommand(args, storage);
         } finally {
           await storage.close();

@@ -1,5 +1,5 @@
 /**
- * Latch's own requests to URLs that others registered (back-channel logout now; webhooks and metadata fetches
+ * Latch's own requests to URLs that others registered (back-channel logout and webhooks now; metadata fetches
  * later), guarded against server-side request forgery (OWASP SSRF Prevention Cheat Sheet):
  *
  * - The host is resolved once, every address is judged (outbound-address.ts), and the connection goes to an
@@ -131,7 +131,19 @@ function drainSome(response: IncomingMessage, limit: number): Promise<void> {
  * POSTs `fields` as `application/x-www-form-urlencoded` to `url`. Resolves with the HTTP status of any answer
  * (deciding whether it is a success is the caller's); rejects with OutboundRequestError when there is none.
  */
-export async function postForm(url: string, fields: Record<string, string>, options: OutboundOptions): Promise<OutboundResponse> {
+export function postForm(url: string, fields: Record<string, string>, options: OutboundOptions): Promise<OutboundResponse> {
+  return postBody(url, { contentType: 'application/x-www-form-urlencoded', body: new URLSearchParams(fields).toString() }, options);
+}
+
+/** What postBody sends: the body as it is, its media type, and headers of the caller's own (webhook signatures). */
+export interface OutboundBody {
+  contentType: string;
+  body: string;
+  headers?: Readonly<Record<string, string>>;
+}
+
+/** POSTs `body` to `url`, with the same guard and deadline as postForm; resolves with the status of any answer. */
+export async function postBody(url: string, { contentType, body, headers = {} }: OutboundBody, options: OutboundOptions): Promise<OutboundResponse> {
   const target = parseTarget(url);
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const maxResponseBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
@@ -141,7 +153,6 @@ export async function postForm(url: string, fields: Record<string, string>, opti
     const verdict = judgeAddress(host);
     if (!verdict.allowed) throw refusal(host, verdict.range);
   }
-  const body = new URLSearchParams(fields).toString();
 
   return new Promise<OutboundResponse>((resolve, reject) => {
     let failure: OutboundRequestError | undefined;
@@ -161,7 +172,8 @@ export async function postForm(url: string, fields: Record<string, string>, opti
         failure = error;
       }),
       headers: {
-        'content-type': 'application/x-www-form-urlencoded',
+        ...headers,
+        'content-type': contentType,
         'content-length': Buffer.byteLength(body),
         'user-agent': USER_AGENT,
         accept: '*/*',

@@ -113,6 +113,10 @@ export const METHOD_EFFECTS: MethodEffects = {
   },
   // Read only at a passkey ceremony and on the account's pages, from the database.
   passkeys: { insert: 'keeps cached reads', findByCredentialId: 'read', listByUser: 'read', recordUse: 'keeps cached reads', delete: 'keeps cached reads' },
+  // Read by the audit log (which keeps the subscriptions a moment itself) and the command line, from the database.
+  webhooks: { insert: 'keeps cached reads', findById: 'read', list: 'read', listSubscriptions: 'read', delete: 'keeps cached reads' },
+  // A queue and a log: nothing reads them through a cache.
+  webhookDeliveries: { claimDue: 'keeps cached reads', recordAttempt: 'keeps cached reads', listByWebhook: 'read', deleteFinishedBefore: 'keeps cached reads' },
 };
 
 type AnyMethod = (...args: unknown[]) => Promise<unknown>;
@@ -184,6 +188,8 @@ export function createCachedStorage(inner: Storage, signal: InvalidationSignal):
     auditEvents: wrap('auditEvents'),
     secondFactors: wrap('secondFactors'),
     passkeys: wrap('passkeys'),
+    webhooks: wrap('webhooks'),
+    webhookDeliveries: wrap('webhookDeliveries'),
     // Inside, repositories run on the transaction, uncached; anything it changed is signalled once it ends.
     transaction: async (fn) => {
       try {

@@ -243,6 +243,37 @@ export interface AuditEventsTable {
   details: string | null;
 }
 
+/** Endpoints subscribed to audit event types (migration 2026_11_25_0200). */
+export interface WebhooksTable {
+  id: string;
+  url: string;
+  /** JSON array of audit event type names. */
+  event_types: string;
+  /** crypto/key-encryption.ts form, under its own HKDF info, the id as associated data; never stored in clear. */
+  secret_encrypted: string;
+  created_at: number;
+  disabled: number;
+}
+
+/** One audit event to one webhook: the queue and the delivery log (migration 2026_11_25_0200). */
+export interface WebhookDeliveriesTable {
+  id: Generated<number>;
+  webhook_id: string;
+  audit_event_id: number;
+  event_type: string;
+  created_at: number;
+  attempts: Generated<number>;
+  /** Null once delivered or given up. */
+  next_attempt_at: number | null;
+  claimed_until: number | null;
+  claim_token: string | null;
+  last_attempt_at: number | null;
+  last_status: number | null;
+  last_error: string | null;
+  delivered_at: number | null;
+  gave_up_at: number | null;
+}
+
 /** An account's authenticator app (migration 2026_11_24_0700); the secret only encrypted. */
 export interface TotpAuthenticatorsTable {
   user_id: number;
@@ -299,6 +330,8 @@ export interface Database {
   totp_authenticators: TotpAuthenticatorsTable;
   recovery_codes: RecoveryCodesTable;
   passkeys: PasskeysTable;
+  webhooks: WebhooksTable;
+  webhook_deliveries: WebhookDeliveriesTable;
 }
 
 export type UserRow = Selectable<UsersTable>;

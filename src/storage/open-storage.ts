@@ -24,6 +24,8 @@ import { createAvatarImageRepository } from './repositories/avatar-images.js';
 import { createSecondFactorRepository } from './repositories/second-factors.js';
 import { createPasskeyRepository } from './repositories/passkeys.js';
 import { createBackchannelLogoutDeliveryRepository } from './repositories/backchannel-logout-deliveries.js';
+import { createWebhookRepository } from './repositories/webhooks.js';
+import { createWebhookDeliveryRepository } from './repositories/webhooks-deliveries.js';
 import { createBrowserSessionRepository } from './repositories/browser-sessions.js';
 import { createClientEventRepository } from './repositories/client-events.js';
 import { createClientRepository } from './repositories/clients.js';
@@ -212,6 +214,8 @@ export function bindRepositories(db: Kysely<Database>, executor: QueryExecutor, 
     auditEvents: createAuditEventRepository(db, executor),
     secondFactors: createSecondFactorRepository(db),
     passkeys: createPasskeyRepository(db),
+    webhooks: createWebhookRepository(db),
+    webhookDeliveries: createWebhookDeliveryRepository(db),
     transaction: (fn) => db.transaction().execute((trx) => fn(bindRepositories(trx, kyselyExecutor(trx), dialect, close))),
     async ping() {
       try {

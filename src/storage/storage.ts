@@ -584,13 +584,102 @@ export interface AuditEventFilter {
   limit: number;
 }
 
+/** Webhooks to queue a delivery to for one event of a batch (AuditEventRepository.insertMany). */
+export type WebhookIdsByEvent = ReadonlyMap<NewAuditEvent, readonly string[]>;
+
 export interface AuditEventRepository {
-  /** Appends events, in one statement per few hundred (audit/audit-log.ts batches them). */
-  insertMany(events: readonly NewAuditEvent[]): Promise<void>;
+  /**
+   * Appends events, in one statement per few hundred (audit/audit-log.ts batches them). With `webhooks`, the
+   * events it names also get a pending delivery to each of their webhooks that still exists and is enabled, in
+   * the same write: an event is never stored without its deliveries, nor a delivery without its event.
+   */
+  insertMany(events: readonly NewAuditEvent[], webhooks?: WebhookIdsByEvent): Promise<void>;
   /** Newest first. */
   list(filter: AuditEventFilter): Promise<ListedAuditEvent[]>;
   /** Deletes events from before `before` (retention); with `limit`, at most that many rows (call again while it returns `limit`). */
   deleteBefore(before: Date, limit?: number): Promise<number>;
+}
+
+/**
+ * An endpoint subscribed to audit event types (src/webhooks/; docs/protocol-decisions.md "Webhooks"). Its
+ * signing secret is kept encrypted (Latch needs it back to sign every delivery).
+ */
+export interface Webhook {
+  /** `wh_…`, random: it is also the associated data of the encrypted secret. */
+  id: string;
+  url: string;
+  /** Audit event type names (src/audit/event-types.ts; a string here: storage knows no event vocabulary). */
+  eventTypes: string[];
+  /** crypto/key-encryption.ts form; never the secret in clear. */
+  secretEncrypted: string;
+  createdAt: Date;
+  disabled: boolean;
+}
+
+/** What the audit log needs to queue deliveries: an enabled webhook's id and the types it wants. */
+export type WebhookSubscription = Pick<Webhook, 'id' | 'eventTypes'>;
+
+/** Where a delivery stands: waiting for an attempt (the first or a retry), delivered, or given up. */
+export type WebhookDeliveryState = 'pending' | 'delivered' | 'given_up';
+
+/** One audit event to one webhook: a row of the delivery log, and of the queue while pending. */
+export interface WebhookDelivery {
+  id: number;
+  webhookId: string;
+  auditEventId: number;
+  eventType: string;
+  createdAt: Date;
+  /** Attempts made so far. */
+  attempts: number;
+  state: WebhookDeliveryState;
+  /** While pending: when the next attempt is due. */
+  nextAttemptAt: Date | null;
+  lastAttemptAt: Date | null;
+  /** The HTTP status of the last answer (null when none came: a timeout, a refused address). */
+  lastStatus: number | null;
+  /** Why the last attempt failed, in words; null after a success. */
+  lastError: string | null;
+  /** When it was delivered or given up. */
+  finishedAt: Date | null;
+}
+
+/** A pending delivery claimed by one process, with the audit event to send (null when the event is gone). */
+export interface ClaimedWebhookDelivery extends WebhookDelivery {
+  claimToken: string;
+  event: AuditEvent | null;
+}
+
+/** What one attempt came to, as the claim's holder records it. */
+export type WebhookAttemptRecord =
+  | { outcome: 'delivered'; at: Date; status: number }
+  | { outcome: 'retry'; at: Date; status: number | null; error: string; nextAttemptAt: Date }
+  | { outcome: 'given_up'; at: Date; status: number | null; error: string }
+  /** Not an attempt (Latch's own fault, e.g. the secret cannot be decrypted yet): released for later, attempts unchanged. */
+  | { outcome: 'postponed'; nextAttemptAt: Date };
+
+export interface WebhookRepository {
+  insert(webhook: Webhook): Promise<void>;
+  findById(id: string): Promise<Webhook | null>;
+  /** Oldest first. */
+  list(): Promise<Webhook[]>;
+  /** Enabled webhooks and the event types each wants (audit/audit-log.ts reads it before queueing). */
+  listSubscriptions(): Promise<WebhookSubscription[]>;
+  /** Deletes the webhook and its delivery log; false when there was none. */
+  delete(id: string): Promise<boolean>;
+}
+
+export interface WebhookDeliveryRepository {
+  /**
+   * Claims up to `limit` pending deliveries due at `now` that no process holds (or whose holder's claim ran out)
+   * until `claimedUntil`, with one conditional update: of processes claiming at once, each row goes to one.
+   */
+  claimDue(now: Date, claimedUntil: Date, claimToken: string, limit: number): Promise<ClaimedWebhookDelivery[]>;
+  /** Records an attempt of a claimed delivery and releases it. False when the claim was lost (another process holds it). */
+  recordAttempt(id: number, claimToken: string, record: WebhookAttemptRecord): Promise<boolean>;
+  /** One webhook's delivery log, newest first. */
+  listByWebhook(webhookId: string, limit: number): Promise<WebhookDelivery[]>;
+  /** Deletes delivered and given-up rows finished before `before`; with `limit`, at most that many rows. */
+  deleteFinishedBefore(before: Date, limit?: number): Promise<number>;
 }
 
 /** An account's confirmed authenticator app (TOTP, RFC 6238). */
@@ -683,6 +772,8 @@ export interface Storage {
   auditEvents: AuditEventRepository;
   secondFactors: SecondFactorRepository;
   passkeys: PasskeyRepository;
+  webhooks: WebhookRepository;
+  webhookDeliveries: WebhookDeliveryRepository;
   /** Runs fn with repositories bound to one transaction. Keep it short: SQLite has one writer. */
   transaction<T>(fn: (storage: Storage) => Promise<T>): Promise<T>;
   /** True when the database answers. */

@@ -424,6 +424,18 @@ for (const database of ['sqlite', 'postgres'] as const) {
       await expectEvent('token.client_credentials_issued', response, seen, { scope: ['reports:read'], refresh_token_issued: false });
     });
 
+    test('the command line: a webhook created and deleted (its secret and URL kept out of the events)', async () => {
+      const created = await cli(['webhook', 'create', '--url', 'https://hooks.example.com/latch?token=receiver-own-token-123', '--event', 'user.signin.succeeded', '--json']);
+      assert.equal(created.code, 0, created.stderr);
+      const { id, secret } = JSON.parse(created.stdout);
+      credentials.push(secret, 'receiver-own-token-123');
+      assert.equal((await cli(['webhook', 'delete', id])).code, 0);
+      const events = await server.storage.auditEvents.list({ typePrefix: 'webhook.', limit: 1000 });
+      const of = (type: string) => events.find((event) => event.type === type && event.details?.webhook_id === id);
+      assert.deepEqual(of('webhook.created')?.details, { webhook_id: id, events: ['user.signin.succeeded'], via: 'cli' });
+      assert.deepEqual(of('webhook.deleted')?.details, { webhook_id: id, via: 'cli' });
+    });
+
     test('every event type was produced above, and no event holds any password, secret, code, token, cookie or what a stranger typed', async () => {
       const db = (server.storage as unknown as { db: Kysely<Database> }).db;
       const rows = await db.selectFrom('audit_events').selectAll().execute();

@@ -18,6 +18,7 @@ import * as passkeys from './2026_11_24_0710_passkeys.js';
 import * as dynamicRegistration from './2026_11_24_0800_dynamic_registration.js';
 import * as clientRefreshLifetimes from './2026_11_25_0000_client_refresh_lifetimes.js';
 import * as authenticationMethods from './2026_11_25_0100_authentication_methods.js';
+import * as webhooks from './2026_11_25_0200_webhooks.js';
 
 export const migrations: Record<string, Migration> = {
   '2026_11_22_0000_initial': initial,
@@ -35,6 +36,7 @@ export const migrations: Record<string, Migration> = {
   '2026_11_24_0800_dynamic_registration': dynamicRegistration,
   '2026_11_25_0000_client_refresh_lifetimes': clientRefreshLifetimes,
   '2026_11_25_0100_authentication_methods': authenticationMethods,
+  '2026_11_25_0200_webhooks': webhooks,
 };
 
 export const migrationProvider: MigrationProvider = {

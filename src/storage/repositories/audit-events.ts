@@ -3,9 +3,9 @@
  * multi-row insert per batch, through the executor, so that on the embedded database a batch joins the group
  * commit of the turn it was flushed in instead of committing on its own.
  */
-import { sql, type CompiledQuery, type Kysely } from 'kysely';
+import { sql, type CompiledQuery, type Kysely, type QueryResult } from 'kysely';
 import type { AuditEventRow, Database } from '../database.js';
-import type { AuditEventRepository, ListedAuditEvent, NewAuditEvent } from '../storage.js';
+import type { AuditEventRepository, ListedAuditEvent, NewAuditEvent, WebhookIdsByEvent } from '../storage.js';
 import type { QueryExecutor, WritePlan } from '../query-executor.js';
 import { fromEpochSeconds, toEpochSeconds } from './columns.js';
 import { deleteRows } from './batched-delete.js';
@@ -72,10 +72,63 @@ export function compileAuditInsert(db: Kysely<Database>, rows: readonly AuditEve
   return { ...compiled, parameters };
 }
 
+/**
+ * Events of which some have webhooks to tell, and their deliveries, as one write. The others go in multi-row
+ * inserts as usual; each event with webhooks gets its own insert, whose returned id its deliveries name (a
+ * multi-row insert returns its ids in no promised order), in the batch's order so that ids keep following
+ * time. A delivery goes only to a webhook that still exists and is enabled (the caller's list of subscriptions
+ * may be a moment old): the insert selects from webhooks rather than trusting the ids.
+ */
+function* insertWithDeliveries(db: Kysely<Database>, events: readonly NewAuditEvent[], webhooks: WebhookIdsByEvent): WritePlan<void> {
+  let plain: AuditEventValues[] = [];
+  for (const event of events) {
+    const webhookIds = webhooks.get(event) ?? [];
+    if (webhookIds.length === 0) {
+      plain.push(toRow(event));
+      if (plain.length === ROWS_PER_STATEMENT) {
+        yield compileAuditInsert(db, plain);
+        plain = [];
+      }
+      continue;
+    }
+    if (plain.length > 0) {
+      yield compileAuditInsert(db, plain);
+      plain = [];
+    }
+    const inserted = (yield db.insertInto('audit_events').values(toRow(event)).returning('id').compile()) as QueryResult<{ id: number }>;
+    const eventId = Number(inserted.rows[0]!.id);
+    const createdAt = toEpochSeconds(event.createdAt);
+    yield db
+      .insertInto('webhook_deliveries')
+      .columns(['webhook_id', 'audit_event_id', 'event_type', 'created_at', 'attempts', 'next_attempt_at'])
+      .expression(
+        db
+          .selectFrom('webhooks')
+          // Typed casts: PostgreSQL reads an untyped parameter in a select list as text.
+          .select((eb) => [
+            'id',
+            eb.cast<number>(eb.val(eventId), 'bigint').as('audit_event_id'),
+            eb.cast<string>(eb.val(event.type), 'text').as('event_type'),
+            eb.cast<number>(eb.val(createdAt), 'bigint').as('created_at'),
+            eb.cast<number>(eb.val(0), 'integer').as('attempts'),
+            eb.cast<number>(eb.val(createdAt), 'bigint').as('next_attempt_at'),
+          ])
+          .where('id', 'in', [...webhookIds])
+          .where('disabled', '=', 0),
+      )
+      .compile();
+  }
+  if (plain.length > 0) yield compileAuditInsert(db, plain);
+}
+
 export function createAuditEventRepository(db: Kysely<Database>, executor: QueryExecutor): AuditEventRepository {
   return {
-    async insertMany(events) {
+    async insertMany(events, webhooks) {
       if (events.length === 0) return;
+      if (webhooks !== undefined && events.some((event) => (webhooks.get(event) ?? []).length > 0)) {
+        await executor.run(insertWithDeliveries(db, events, webhooks));
+        return;
+      }
       const statements = [];
       for (let start = 0; start < events.length; start += ROWS_PER_STATEMENT) {
         statements.push(compileAuditInsert(db, events.slice(start, start + ROWS_PER_STATEMENT).map(toRow)));
