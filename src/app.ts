@@ -12,6 +12,7 @@ import pino from 'pino';
 import fastifyCookie from '@fastify/cookie';
 import fastifyCsrfProtection from '@fastify/csrf-protection';
 import fastifyFormbody from '@fastify/formbody';
+import { parse as parseQueryString } from 'node:querystring';
 import fastifyMultipart from '@fastify/multipart';
 import Fastify, { LogController, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import { createMemoryAttemptCounter, SignInThrottle, type AttemptCounter } from './accounts/sign-in-throttle.js';
@@ -23,6 +24,7 @@ import { answerClientError, answerFrameworkError, describeClientGone, isClientGo
 import { authorizeErrorHandler, oauthJsonErrorHandler, pageErrorHandler } from './oauth/error-surfaces.js';
 import { registerBatchedWrites } from './http/batched-writes.js';
 import { registerHealthRoutes } from './http/health.js';
+import { assertWellFormedPercentEncoding } from './http/percent-encoding.js';
 import { createRouteMethods } from './http/route-methods.js';
 import { noteRequestFailure, requestFailure } from './http/request-failure.js';
 import { computeHelmetHeaders, splitDocumentOnlyHeaders } from './http/security-headers.js';
@@ -229,6 +231,16 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       done(new InvalidRequest('The request has no Host header; HTTP/1.1 requires one (RFC 9112, section 3.2)'));
       return;
     }
+    // A broken escape in the query would reach a parameter as literal text (http/percent-encoding.ts).
+    const query = request.url.indexOf('?');
+    if (query >= 0 && request.url.includes('%', query)) {
+      try {
+        assertWellFormedPercentEncoding(request.url.slice(query + 1), 'query string');
+      } catch (error) {
+        done(error as Error);
+        return;
+      }
+    }
     done();
   });
   // Errors outside the three surfaces (health probes, a body refused on a path that does not exist): the same
@@ -248,7 +260,14 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   }
 
   await app.register(fastifyCookie);
-  await app.register(fastifyFormbody, { bodyLimit: BODY_LIMIT_BYTES });
+  await app.register(fastifyFormbody, {
+    bodyLimit: BODY_LIMIT_BYTES,
+    // The same parsing, after refusing malformed percent-encoding (http/percent-encoding.ts).
+    parser: (body) => {
+      assertWellFormedPercentEncoding(body, 'form body');
+      return parseQueryString(body);
+    },
+  });
   await app.register(fastifyCsrfProtection, {
     sessionPlugin: '@fastify/cookie',
     cookieKey: config.secureCookies ? '__Host-latch_csrf' : 'latch_csrf',

@@ -3,6 +3,7 @@
  * content types and headers on POST /login. Never a 5xx; a failed sign-in starts no session and changes
  * nothing; wherever the form says to return to, the browser is only ever sent to a path on Latch.
  */
+import { percentEncodingProblem } from '../../src/http/percent-encoding.js';
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import fc from 'fast-check';
@@ -43,6 +44,12 @@ describe('fuzzing /login', () => {
         const context = `?${query.slice(0, 200)}`;
         assertNoServerError(response, context);
         if (response.status === 431) return;
+        if (percentEncodingProblem(asRequestTarget(query)) !== null) {
+          // A broken escape is refused rather than read as literal text (http/percent-encoding.ts).
+          assert.equal(response.status, 400, context);
+          assert.match(response.text, /malformed percent-encoding/, context);
+          return;
+        }
         assert.equal(response.status, 200, context);
         assert.equal(response.headers['x-frame-options'], 'DENY', context);
         assert.ok(isLocalPath(inputValue(response.text, 'return_to')), `${context}: return_to ${inputValue(response.text, 'return_to')}`);

@@ -48,3 +48,39 @@ describe('405 Method Not Allowed with Allow', () => {
     assert.equal((await fetch(`${server.baseUrl}/no-such-page`)).status, 404);
   });
 });
+
+describe('malformed percent-encoding is refused, never passed on as literal text', () => {
+  let server: TestServer;
+  before(async () => {
+    server = await startTestServer();
+  });
+  after(async () => server.stop());
+
+  test('in a token request body: 400 invalid_request naming the problem; the endpoint never sees %ZZ as a code', async () => {
+    for (const body of ['grant_type=authorization_code&code=%ZZ', 'grant_type=authorization_code&code=abc%C3']) {
+      const response = await fetch(`${server.baseUrl}/oauth2/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body });
+      assert.equal(response.status, 400, body);
+      const answer = await response.json();
+      assert.equal(answer.error, 'invalid_request');
+      assert.match(answer.error_description, /form body has malformed percent-encoding/);
+    }
+  });
+
+  test('in a query string: the API answers invalid_request, the authorization endpoint and pages a 400 page', async () => {
+    const api = await fetch(`${server.baseUrl}/.well-known/openid-configuration?x=%G1`);
+    assert.equal(api.status, 400);
+    assert.match((await api.json()).error_description, /query string has malformed percent-encoding \(a % sign not followed by two hexadecimal digits\)/);
+    for (const path of ['/oauth2/authorize?response_type=code&client_id=%ZZ', '/login?return_to=%E0%A4']) {
+      const page = await fetch(`${server.baseUrl}${path}`, { redirect: 'manual' });
+      assert.equal(page.status, 400, path);
+      assert.match(page.headers.get('content-type') ?? '', /text\/html/, path);
+      assert.match(await page.text(), /malformed percent-encoding/, path);
+    }
+  });
+
+  test('well-formed escapes still work (the spec’s clients encode redirect_uri)', async () => {
+    const response = await fetch(`${server.baseUrl}/oauth2/authorize?response_type=code&client_id=nobody&redirect_uri=https%3A%2F%2Fapp.example.com%2Fcb`, { redirect: 'manual' });
+    assert.equal(response.status, 400);
+    assert.doesNotMatch(await response.text(), /percent-encoding/, 'refused for the unknown client, not for the encoding');
+  });
+});

@@ -1,0 +1,25 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { percentEncodingProblem } from './percent-encoding.js';
+
+test('percentEncodingProblem: RFC 3986 §2.1 escapes of UTF-8 text pass; broken ones are named', () => {
+  const cases: Array<[string, RegExp | null]> = [
+    ['client_id=abc&redirect_uri=https%3A%2F%2Fapp.example.com%2Fcb', null],
+    ['scope=openid+profile', null],
+    ['name=J%C3%BCrgen', null],
+    ['state=%e2%9c%93', null],
+    ['', null],
+    ['a=%ZZ', /% sign not followed by two hexadecimal digits/],
+    ['a=100%', /% sign not followed by two hexadecimal digits/],
+    ['a=%4', /% sign not followed by two hexadecimal digits/],
+    ['a=%E0%A4%A', /% sign not followed by two hexadecimal digits/],
+    ['a=%C3', /do not form UTF-8 text/],
+    ['a=%FF%FE', /do not form UTF-8 text/],
+    ['a=%ED%A0%80', /do not form UTF-8 text/],
+  ];
+  for (const [encoded, problem] of cases) {
+    const found = percentEncodingProblem(encoded);
+    if (problem === null) assert.equal(found, null, encoded);
+    else assert.match(found ?? '', problem, encoded);
+  }
+});
