@@ -5,8 +5,8 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import type { NewAuditEvent, Storage } from '../storage/storage.js';
-import { AuditLog, FLUSH_AT_EVENTS, recordCommandLineEvent, type AuditSource } from './audit-log.js';
+import type { NewAuditEvent, Storage, WebhookIdsByEvent, WebhookSubscription } from '../storage/storage.js';
+import { AuditLog, FLUSH_AT_EVENTS, recordCommandLineEvent, SUBSCRIPTIONS_MAX_AGE_MS, type AuditSource } from './audit-log.js';
 
 class RecordingStorage {
   dialect: 'sqlite' | 'postgres' = 'postgres';
@@ -21,6 +21,25 @@ class RecordingStorage {
   get written(): NewAuditEvent[] {
     return this.batches.flat();
   }
+}
+
+/** Also webhooks: records the deliveries each batch was asked to queue, and how often subscriptions were read. */
+class StorageWithWebhooks extends RecordingStorage {
+  subscriptions: WebhookSubscription[] = [];
+  subscriptionReads = 0;
+  queued: Array<Array<[string, readonly string[]]>> = [];
+  override readonly auditEvents = {
+    insertMany: async (events: readonly NewAuditEvent[], webhooks?: WebhookIdsByEvent) => {
+      this.batches.push([...events]);
+      this.queued.push(events.filter((event) => webhooks?.has(event)).map((event) => [event.type, webhooks!.get(event)!]));
+    },
+  } as unknown as Storage['auditEvents'];
+  readonly webhooks = {
+    listSubscriptions: async () => {
+      this.subscriptionReads += 1;
+      return this.subscriptions;
+    },
+  } as unknown as Storage['webhooks'];
 }
 
 class RecordingLogger {
@@ -126,6 +145,40 @@ describe('AuditLog', () => {
     log.record(request, { type: 'user.password.changed', userId: 7 });
     await log.close();
     assert.deepEqual(storage.written.map((e) => e.type), ['user.password.changed']);
+  });
+
+  test('webhooks: events of subscribed types are written with their webhooks, read at most once per SUBSCRIPTIONS_MAX_AGE_MS', async () => {
+    const storage = new StorageWithWebhooks();
+    storage.subscriptions = [
+      { id: 'wh_a', eventTypes: ['user.signin.succeeded', 'user.signin.failed'] },
+      { id: 'wh_b', eventTypes: ['user.signin.succeeded'] },
+    ];
+    const log = new AuditLog(storage, { flushDelayMs: 0 });
+    log.record(request, { type: 'user.signin.succeeded', userId: 1 });
+    log.record(request, { type: 'token.refreshed', userId: 1 });
+    log.record(request, { type: 'user.signin.failed', userId: 1 });
+    await log.flush();
+    assert.deepEqual(storage.queued, [[['user.signin.succeeded', ['wh_a', 'wh_b']], ['user.signin.failed', ['wh_a']]]]);
+    // A webhook made meanwhile (by the command line) is seen once the subscriptions are a second old.
+    storage.subscriptions = [{ id: 'wh_c', eventTypes: ['token.refreshed'] }];
+    log.record(request, { type: 'token.refreshed', userId: 1 });
+    await log.flush();
+    assert.deepEqual(storage.queued[1], [], 'still the subscriptions read a moment ago');
+    assert.equal(storage.subscriptionReads, 1);
+    await sleep(SUBSCRIPTIONS_MAX_AGE_MS + 20);
+    log.record(request, { type: 'token.refreshed', userId: 1 });
+    await log.flush();
+    assert.deepEqual(storage.queued[2], [['token.refreshed', ['wh_c']]]);
+    assert.equal(storage.subscriptionReads, 2);
+    await log.close();
+  });
+
+  test('webhooks: the command line’s events are queued to their webhooks at once', async () => {
+    const storage = new StorageWithWebhooks();
+    storage.subscriptions = [{ id: 'wh_a', eventTypes: ['client.created'] }];
+    await recordCommandLineEvent(storage, { type: 'client.created', clientId: 'c1', details: { name: 'App' } });
+    await recordCommandLineEvent(storage, { type: 'client.deleted', clientId: 'c1', details: { name: 'App' } });
+    assert.deepEqual(storage.queued, [[['client.created', ['wh_a']]], []]);
   });
 
   test('the command line writes its event at once, marked via=cli, with no request', async () => {

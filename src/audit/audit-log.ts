@@ -163,7 +163,8 @@ export class AuditLog {
     if (batch.length === 0) return;
     this.buffer = [];
     try {
-      const webhooks = await this.webhooksFor(batch);
+      // No await while the subscriptions are fresh: the insert keeps its place in this turn's group commit.
+      const webhooks = this.subscriptionsAreFresh() ? this.webhooksFor(batch) : await this.readSubscriptions().then(() => this.webhooksFor(batch));
       await this.storage.auditEvents.insertMany(batch, webhooks);
       this.retryNotBefore = 0;
     } catch (error) {
@@ -176,16 +177,20 @@ export class AuditLog {
     }
   }
 
-  /** The webhooks each event of the batch goes to; undefined when none goes anywhere. */
-  private async webhooksFor(batch: readonly NewAuditEvent[]): Promise<WebhookIdsByEvent | undefined> {
-    const webhooks = this.storage.webhooks;
-    if (!webhooks) return undefined;
-    if (!this.subscriptions || performance.now() - this.subscriptions.readAt >= SUBSCRIPTIONS_MAX_AGE_MS) {
-      const readAt = performance.now();
-      this.subscriptions = { byType: byEventType(await webhooks.listSubscriptions()), readAt };
-    }
-    const { byType } = this.subscriptions;
-    if (byType.size === 0) return undefined;
+  /** True when there are no webhooks to ask (tests of the buffer alone), or their subscriptions were read lately. */
+  private subscriptionsAreFresh(): boolean {
+    return !this.storage.webhooks || (this.subscriptions !== undefined && performance.now() - this.subscriptions.readAt < SUBSCRIPTIONS_MAX_AGE_MS);
+  }
+
+  private async readSubscriptions(): Promise<void> {
+    const readAt = performance.now();
+    this.subscriptions = { byType: byEventType(await this.storage.webhooks!.listSubscriptions()), readAt };
+  }
+
+  /** The webhooks each event of the batch goes to, by the subscriptions last read; undefined when none goes anywhere. */
+  private webhooksFor(batch: readonly NewAuditEvent[]): WebhookIdsByEvent | undefined {
+    const byType = this.subscriptions?.byType;
+    if (!byType || byType.size === 0) return undefined;
     let found: Map<NewAuditEvent, string[]> | undefined;
     for (const event of batch) {
       const ids = byType.get(event.type);

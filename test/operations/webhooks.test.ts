@@ -160,6 +160,43 @@ describe('webhooks over HTTP', () => {
     }
   });
 
+  test('no answer (connection refused) is retried too, then given up after the last attempt, the log saying why', async () => {
+    const gone = await WebhookReceiver.start();
+    await gone.stop();
+    const { id } = await createWebhook(server, gone.url, ['user.signin.succeeded']);
+    const { user, password } = await server.createUser();
+    await signedInBrowser(server, user.email, password);
+    const [delivery] = await deliveriesOf(server, id, (log) => log[0]?.state === 'given_up');
+    assert.deepEqual({ attempts: delivery!.attempts, lastStatus: delivery!.lastStatus }, { attempts: 3, lastStatus: null });
+    assert.match(delivery!.lastError!, /^the request to 127\.0\.0\.1:\d+ failed \(ECONNREFUSED\)$/);
+    assert.equal((await cli(server, ['webhook', 'delete', id])).code, 0);
+  });
+
+  test('two Latch processes on one database: each delivery reaches the receiver exactly once', async () => {
+    const second = await startTestServer({
+      dataDir: server.dataDir,
+      ...(server.config.databaseSchema && { database: 'postgres' as const, postgresSchema: server.config.databaseSchema }),
+      env: { LATCH_OUTBOUND_ALLOW_PRIVATE: '1', LATCH_WEBHOOK_RETRY_SECONDS: '1,1', LATCH_SECRET: server.config.secret },
+    });
+    receiver = await WebhookReceiver.start();
+    try {
+      const { id } = await createWebhook(server, receiver.url, ['user.signin.succeeded']);
+      const { user, password } = await server.createUser();
+      const signIns = 8;
+      // Sign-ins through both processes: each queues its own events; both work the one queue.
+      await Promise.all(Array.from({ length: signIns }, (_, i) => signedInBrowser(i % 2 === 0 ? server : second, user.email, password)));
+      await deliveriesOf(server, id, (log) => log.length === signIns && log.every((delivery) => delivery.state === 'delivered'));
+      const ids = receiver.received.map((request) => header(request, 'Latch-Webhook-Id'));
+      assert.equal(ids.length, signIns, 'one request per delivery');
+      assert.equal(new Set(ids).size, signIns, 'no delivery sent twice');
+      assert.equal(new Set(receiver.received.map((request) => JSON.parse(request.rawBody).id)).size, signIns, 'each event once');
+      assert.equal((await cli(server, ['webhook', 'delete', id])).code, 0);
+    } finally {
+      await receiver.stop();
+      await second.stop({ keepData: true });
+    }
+  });
+
   test('the command line refuses, in words and with exit code 2: unknown event types, non-https URLs, http without development mode, unknown ids', async () => {
     const refusals: Array<[string[], Record<string, string>, RegExp]> = [
       [['webhook', 'create', '--url', 'https://hooks.example.com/x', '--event', 'user.signed_in'], {}, /Unknown event type user\.signed_in; the types are user\.created, /],
