@@ -25,7 +25,7 @@ export interface GuideClient {
   tokenEndpointAuthMethod?: 'client_secret_basic' | 'none';
 }
 
-/** The scopes every snippet asks for: OpenID Connect, with the email and the profile (docs/protocol-decisions.md "Scopes"). */
+/** The scopes every snippet asks for: OpenID Connect, with the email and the profile (docs/protocol-decisions.md "Scope"). */
 export const SNIPPET_SCOPE = 'openid email profile';
 
 function snippetContext(issuer: string, client: GuideClient): SnippetContext {

@@ -14,27 +14,8 @@ export interface SnippetContext {
   isPublic: boolean;
 }
 
-export interface SnippetFile {
-  /** Stable HTML id of the code block (tests find the block by it): `snippet-<snippet id>` for the main file. */
-  id: string;
-  /** The file name to save it as, e.g. `app.mjs`. */
-  name: string;
-  code: string;
-}
-
-export interface IntegrationSnippet {
-  /** Stable id: `node-openid-client`, `python-authlib`, … */
-  id: string;
-  /** Library and language, e.g. "Node.js: openid-client 6". */
-  title: string;
-  /** The install command. */
-  install: string;
-  /** KEY=value lines (dotenv format), with the secret as a placeholder. Its block's id is `snippet-<id>-env`. */
-  environment: string;
-  files: SnippetFile[];
-  /** Short notes shown under the title: where the callback is, how to run it. */
-  notes: string[];
-}
+// The shapes the console page renders are its view model (views/ imports no services).
+export type { IntegrationSnippet, SnippetFile } from '../../views/pages/developer-app-page.js';
 
 /** The http:// issuer of a local Latch: libraries that insist on https must be told to allow it. */
 export function isHttpIssuer(issuer: string): boolean {

@@ -4,8 +4,31 @@ import { Notice } from '../components/notice.js';
 import { PostButton } from '../components/post-button.js';
 import { describeDuration, formatTime } from '../format.js';
 import { Layout } from '../layout.js';
-import type { IntegrationSnippet } from '../../developer/snippets/snippet.js';
 import type { RegisterAppField } from './developer-page.js';
+
+/** One copy-paste integration (developer/snippets/): the view model of a guide section. */
+export interface SnippetFile {
+  /** Stable HTML id of the code block (tests find the block by it): `snippet-<snippet id>` for the main file. */
+  id: string;
+  /** The file name to save it as, e.g. `app.mjs`. */
+  name: string;
+  code: string;
+}
+
+export interface IntegrationSnippet {
+  /** Stable id: `node-openid-client`, `python-authlib`, … */
+  id: string;
+  /** Library and language, e.g. "Node.js: openid-client 6". */
+  title: string;
+  /** The install command. */
+  install: string;
+  /** KEY=value lines (dotenv format), with the secret as a placeholder. Its block's id is `snippet-<id>-env`. */
+  environment: string;
+  files: SnippetFile[];
+  /** Short notes shown under the title: where the callback is, how to run it. */
+  notes: string[];
+}
+
 
 /** What an app's page confirms after a redirect, chosen by its key (`?notice=saved`): no text comes from the URL. */
 export const APP_NOTICES = {
