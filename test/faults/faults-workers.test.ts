@@ -26,7 +26,9 @@ test('a worker SIGKILLed under load, three times: no request hangs, a replacemen
   dirs.push(dir);
   const env = { LATCH_DATABASE_URL: `sqlite:${join(dir, 'latch.db')}` };
   const data = await prepareData(env);
-  const codes = await mintCodes(env.LATCH_DATABASE_URL, { clientId: data.client.clientId, userId: data.userId, count: 3000 });
+  // Enough for the longest run the waits below allow (1.5 s, three kills of up to 10 + 2 s, 2 s) at 200 a second:
+  // on a loaded machine the replacements take seconds, and 3000 codes ran out.
+  const codes = await mintCodes(env.LATCH_DATABASE_URL, { clientId: data.client.clientId, userId: data.userId, count: 8000 });
   const latch = await startLatchProcess({ env, args: ['--workers', '2'] });
   processes.push(latch);
   const primary = latch.child.pid!;
