@@ -54,6 +54,10 @@ export const COPY_PLAN: readonly CopiedTable[] = [
   { table: 'recovery_codes', key: ['user_id', 'code_hash'] },
   // Public keys only: nothing to decrypt.
   { table: 'passkeys', key: ['credential_id'] },
+  // Webhook secrets stay encrypted under LATCH_SECRET: the same secret on the target. Pending deliveries carry
+  // over like back-channel ones; finished ones are the delivery log.
+  { table: 'webhooks', key: ['id'] },
+  { table: 'webhook_deliveries', key: ['id'], identity: 'id' },
 ];
 
 /** Kysely's own bookkeeping: written by the migrations on the target, never copied. */
