@@ -194,7 +194,7 @@ export interface Config {
   readonly auditRetentionDays: number;
   /**
    * The waits between a webhook's failed attempt and the next (`LATCH_WEBHOOK_RETRY_SECONDS`, seconds separated
-   * by commas; default `30,120,600,3600,21600`: six attempts over about seven hours; empty: no retries). Tests
+   * by commas; default `30,120,600,3600,21600`: six attempts over about seven hours; `none`: no retries). Tests
    * set short ones (docs/protocol-decisions.md "Webhooks").
    */
   readonly webhookRetrySeconds: readonly number[];
@@ -335,11 +335,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
 const DEFAULT_WEBHOOK_RETRY_SECONDS = [30, 120, 600, 3600, 21600];
 
 function parseWebhookRetrySeconds(value: string | undefined, problems: string[]): readonly number[] {
-  if (value === undefined) return DEFAULT_WEBHOOK_RETRY_SECONDS;
-  if (value.trim() === '') return [];
+  if (value === undefined || value.trim() === '') return DEFAULT_WEBHOOK_RETRY_SECONDS;
+  if (value.trim() === 'none') return [];
   const delays = value.split(',').map((part) => part.trim());
   if (delays.length > 20 || !delays.every((delay) => /^\d{1,6}$/.test(delay) && Number(delay) >= 1 && Number(delay) <= 7 * 86400)) {
-    problems.push('LATCH_WEBHOOK_RETRY_SECONDS must be at most 20 waits in seconds (1 to 604800) separated by commas, e.g. 30,120,600');
+    problems.push('LATCH_WEBHOOK_RETRY_SECONDS must be at most 20 waits in seconds (1 to 604800) separated by commas, e.g. 30,120,600, or none');
     return DEFAULT_WEBHOOK_RETRY_SECONDS;
   }
   return delays.map(Number);

@@ -181,6 +181,19 @@ describe('AuditLog', () => {
     assert.deepEqual(storage.queued, [[['client.created', ['wh_a']]], []]);
   });
 
+  test('webhooks: before the webhooks table exists (--no-migrate ahead of the migration), events are written without deliveries', async () => {
+    const storage = new StorageWithWebhooks();
+    (storage.webhooks as unknown as { listSubscriptions: () => Promise<never> }).listSubscriptions = async () => {
+      throw new Error('no such table: webhooks');
+    };
+    const log = new AuditLog(storage, { flushDelayMs: 0 });
+    log.record(request, { type: 'user.signin.succeeded', userId: 1 });
+    await log.flush();
+    assert.deepEqual(storage.written.map((e) => e.type), ['user.signin.succeeded']);
+    assert.deepEqual(storage.queued, [[]]);
+    await log.close();
+  });
+
   test('the command line writes its event at once, marked via=cli, with no request', async () => {
     const storage = new RecordingStorage();
     await recordCommandLineEvent(storage, { type: 'client.created', clientId: 'c1', details: { name: 'App' } });

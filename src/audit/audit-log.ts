@@ -184,7 +184,7 @@ export class AuditLog {
 
   private async readSubscriptions(): Promise<void> {
     const readAt = performance.now();
-    this.subscriptions = { byType: byEventType(await this.storage.webhooks!.listSubscriptions()), readAt };
+    this.subscriptions = { byType: byEventType(await listSubscriptions(this.storage.webhooks!)), readAt };
   }
 
   /** The webhooks each event of the batch goes to, by the subscriptions last read; undefined when none goes anywhere. */
@@ -215,6 +215,21 @@ export class AuditLog {
   }
 }
 
+/**
+ * The subscriptions; none while the webhooks table does not exist yet (a process of this version started with
+ * `--no-migrate` before the migration ran): no webhook can exist then, and the events themselves must not wait.
+ * Any other failure is the database's, and the batch is kept for a retry as usual.
+ */
+async function listSubscriptions(webhooks: Storage['webhooks']): Promise<WebhookSubscription[]> {
+  try {
+    return await webhooks.listSubscriptions();
+  } catch (error) {
+    const { code, message } = error as { code?: unknown; message?: unknown };
+    if (code === '42P01' || (typeof message === 'string' && /no such table/i.test(message))) return [];
+    throw error;
+  }
+}
+
 function byEventType(subscriptions: readonly WebhookSubscription[]): Map<string, string[]> {
   const byType = new Map<string, string[]>();
   for (const { id, eventTypes } of subscriptions) {
@@ -230,6 +245,6 @@ function byEventType(subscriptions: readonly WebhookSubscription[]): Map<string,
 export async function recordCommandLineEvent(storage: Pick<Storage, 'auditEvents'> & Partial<Pick<Storage, 'webhooks'>>, event: AuditEventInput): Promise<void> {
   const stored = toNewAuditEvent(null, { ...event, details: { ...event.details, via: COMMAND_LINE } }, new Date());
   // Webhooks hear of the command line's events too (a serving process delivers them).
-  const ids = storage.webhooks ? byEventType(await storage.webhooks.listSubscriptions()).get(stored.type) : undefined;
+  const ids = storage.webhooks ? byEventType(await listSubscriptions(storage.webhooks)).get(stored.type) : undefined;
   await storage.auditEvents.insertMany([stored], ids ? new Map([[stored, ids]]) : undefined);
 }

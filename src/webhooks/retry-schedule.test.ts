@@ -1,6 +1,7 @@
 /** The step after a webhook attempt (retry-schedule.ts), one rule per row. */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { ConfigError, loadConfig } from '../config.js';
 import { DEFAULT_RETRY_DELAYS_SECONDS, nextStep, type AttemptResult, type NextStep } from './retry-schedule.js';
 
 const rows: { rule: string; result: AttemptResult; attemptsMade: number; next: NextStep }[] = [
@@ -29,5 +30,15 @@ describe('webhooks: the step after an attempt', () => {
     assert.deepEqual(nextStep({ kind: 'unreachable' }, 2, [1, 2]), { step: 'retry', afterSeconds: 2 });
     assert.deepEqual(nextStep({ kind: 'unreachable' }, 3, [1, 2]), { step: 'give up' });
     assert.deepEqual(nextStep({ kind: 'answered', status: 500 }, 1, []), { step: 'give up' });
+  });
+  test('LATCH_WEBHOOK_RETRY_SECONDS: the default when unset or empty, a list of waits, none, or a configuration error', () => {
+    const base = { LATCH_DATABASE_URL: 'sqlite::memory:', LATCH_SECRET: 'a-test-secret-of-forty-characters-or-so!!', LATCH_ISSUER: 'http://127.0.0.1:3000' };
+    assert.deepEqual(loadConfig(base).webhookRetrySeconds, DEFAULT_RETRY_DELAYS_SECONDS);
+    assert.deepEqual(loadConfig({ ...base, LATCH_WEBHOOK_RETRY_SECONDS: '' }).webhookRetrySeconds, DEFAULT_RETRY_DELAYS_SECONDS);
+    assert.deepEqual(loadConfig({ ...base, LATCH_WEBHOOK_RETRY_SECONDS: '1, 2' }).webhookRetrySeconds, [1, 2]);
+    assert.deepEqual(loadConfig({ ...base, LATCH_WEBHOOK_RETRY_SECONDS: 'none' }).webhookRetrySeconds, []);
+    for (const wrong of ['0', '1,x', '-5', '30;60']) {
+      assert.throws(() => loadConfig({ ...base, LATCH_WEBHOOK_RETRY_SECONDS: wrong }), (error: unknown) => error instanceof ConfigError && /LATCH_WEBHOOK_RETRY_SECONDS/.test(error.message), wrong);
+    }
   });
 });
