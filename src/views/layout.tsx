@@ -13,9 +13,12 @@ export interface LayoutProps {
    * console, which would lose the app's request.
    */
   inFlow?: boolean;
+  /** The page the header links to, marked as the current one (and, for the sign-in page, not linked to itself). */
+  current?: 'account' | 'developer' | 'login';
 }
 
-export function Layout({ title, children, wide, signedIn, withCopyScript, inFlow }: LayoutProps) {
+export function Layout({ title, children, wide, signedIn, withCopyScript, inFlow, current }: LayoutProps) {
+  const here = (page: LayoutProps['current']) => (current === page ? { 'aria-current': 'page' as const } : {});
   return (
     <html lang="en">
       <head>
@@ -38,10 +41,14 @@ export function Layout({ title, children, wide, signedIn, withCopyScript, inFlow
           <nav aria-label="Main">
             {inFlow ? null : signedIn ? (
               <>
-                <a href="/account">Account</a>
-                <a href="/developer">Developer</a>
+                <a href="/account" {...here('account')}>
+                  Account
+                </a>
+                <a href="/developer" {...here('developer')}>
+                  Developer
+                </a>
               </>
-            ) : (
+            ) : current === 'login' ? null : (
               <a href="/login">Sign in</a>
             )}
           </nav>

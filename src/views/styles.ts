@@ -63,6 +63,7 @@ input[readonly] { background: var(--wash); }
 .skip:focus { left: 1rem; }
 header.site nav a { font-weight: 600; text-decoration: none; padding: .25rem .5rem; border-radius: 6px; }
 header.site nav a:hover { background: var(--wash); text-decoration: underline; }
+header.site nav a[aria-current='page'] { background: var(--wash); box-shadow: inset 0 -2px 0 var(--accent); }
 .copyable { display: flex; gap: .5rem; align-items: center; }
 .copyable input { flex: 1; min-width: 0; }
 .copyable-block { position: relative; }
@@ -71,6 +72,9 @@ header.site nav a:hover { background: var(--wash); text-decoration: underline; }
 .copyable-block.wrap pre { white-space: pre-wrap; word-break: break-all; }
 .event form { display: block; margin-top: .75rem; }
 .mail h2 { margin-top: 0; }
+/* Mail text wraps at words, like a mail client; a link stays whole on its line (the block scrolls instead). */
+.mail pre { word-break: normal; overflow-wrap: normal; }
+.mail pre a { white-space: nowrap; }
 .secret-warning { border-left: 4px solid #b54708; background: #fffaeb; color: #7a2e0e; padding: .75rem 1rem; border-radius: 6px; margin: 1rem 0; }
 .profile { display: flex; gap: 1rem; align-items: center; }
 img.avatar { width: 64px; height: 64px; border-radius: 50%; object-fit: cover; border: 1px solid var(--line); background: var(--wash); flex: none; }

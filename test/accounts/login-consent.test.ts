@@ -139,6 +139,17 @@ describe('sign-in page', () => {
     }
   });
 
+  test('the header marks the current page, and the sign-in page does not link to itself', async () => {
+    const signInPage = await new TestBrowser().request(`${server.baseUrl}/login`);
+    assert.ok(!/<nav[^>]*>[\s\S]*href="\/login"[\s\S]*<\/nav>/.test(signInPage.body), 'no "Sign in" link on the sign-in page');
+    const browser = new TestBrowser();
+    await signIn(browser, server.baseUrl, await browser.request(`${server.baseUrl}/login`), user.email, user.password);
+    for (const [path, current] of [['/account', 'Account'], ['/developer', 'Developer']] as const) {
+      const page = await browser.request(`${server.baseUrl}${path}`);
+      assert.match(page.body, new RegExp(`<a href="${path}" aria-current="page">\\s*${current}`), path);
+    }
+  });
+
   test('sign-in returns to the authorization request it interrupted', async () => {
     const client = await server.createClient({ redirectUris: [REDIRECT_URI] });
     const browser = new TestBrowser();

@@ -76,7 +76,7 @@ function Avatar({ url, name }: { url: string | null; name: string }) {
 export function AccountPage(props: AccountPageProps) {
   const { user, errors, csrfToken } = props;
   return (
-    <Layout title="Your account" signedIn>
+    <Layout title="Your account" signedIn current="account">
       <Notice>{props.notice && ACCOUNT_NOTICES[props.notice]}</Notice>
 
       <section class="card" aria-labelledby="profile-heading">

@@ -149,7 +149,7 @@ export function DeveloperAppPage(props: DeveloperAppPageProps) {
   const base = `/developer/apps/${app.clientId}`;
   const previousSecretActive = app.previousSecretExpiresAt !== null && app.previousSecretExpiresAt > props.now;
   return (
-    <Layout title={app.name} signedIn wide withCopyScript>
+    <Layout title={app.name} signedIn wide withCopyScript current="developer">
       <p>
         <a href="/developer">← All your apps</a>
       </p>

@@ -22,7 +22,7 @@ export interface DeveloperPageProps {
 
 export function DeveloperPage({ csrfToken, apps, notice, values, errors }: DeveloperPageProps) {
   return (
-    <Layout title="Developer console" signedIn wide>
+    <Layout title="Developer console" signedIn wide current="developer">
       <Notice>{notice && CONSOLE_NOTICES[notice]}</Notice>
       <section class="card" aria-labelledby="apps-heading">
         <h1 id="apps-heading">Your apps</h1>

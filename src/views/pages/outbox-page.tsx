@@ -18,7 +18,8 @@ export interface OutboxPageProps {
 
 function MailText({ text, issuer }: { text: string; issuer: string }) {
   return (
-    <pre>
+    // Focusable: a long link can make the block scroll sideways, and a keyboard must reach it (WCAG 2.1.1).
+    <pre tabIndex={0}>
       {text.split('\n').map((line) => (
         <>
           {line.startsWith(`${issuer}/`) ? <a href={line}>{line}</a> : line}

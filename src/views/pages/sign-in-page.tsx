@@ -40,7 +40,7 @@ export interface SignInPageProps {
 export function SignInPage({ csrfToken, returnTo, email, error, app, notice, signupEnabled }: SignInPageProps) {
   const signUpHref = returnTo === '/' ? '/signup' : `/signup?return_to=${encodeURIComponent(returnTo)}`;
   return (
-    <Layout title="Sign in">
+    <Layout title="Sign in" current="login">
       <div class="card">
         <h1>Sign in</h1>
         <AppBanner app={app} />

@@ -60,7 +60,7 @@ function ProofForm(props: { action: string; csrfToken: string; id: string; error
 export function TwoStepPage(props: TwoStepPageProps) {
   const errors = props.errors ?? {};
   return (
-    <Layout title="Two-step verification" signedIn>
+    <Layout title="Two-step verification" signedIn current="account">
       <h1>Two-step verification</h1>
       <p class="lead">After your password, Latch asks for a code from an app on your phone, so that a stolen password alone is not enough.</p>
       <Notice>{props.notice && TWO_STEP_NOTICES[props.notice]}</Notice>
