@@ -38,20 +38,44 @@ export interface OAuthErrorOptions {
   details?: Record<string, unknown>;
 }
 
+/**
+ * A Latch secret (client secret, token, code, session id, registration token: crypto/secrets.ts prefixes) inside
+ * a text that repeats what a caller sent. Descriptions quote parameters to say what was wrong; when the caller
+ * put a credential in the wrong place (a secret as client_id, a token as a code), the quote must not carry it
+ * into the answer, the log or the developer console (issue 22 item 6).
+ */
+const LATCH_SECRET_IN_TEXT = /latch_(?:[a-z]{2}|rat)_[A-Za-z0-9_-]{16,}/g;
+
+/** The text with every Latch secret in it cut to its prefix. */
+export function redactSecrets(text: string): string {
+  return text.replace(LATCH_SECRET_IN_TEXT, (secret) => `${secret.slice(0, secret.indexOf('_', 6) + 1)}…(a secret, not repeated)`);
+}
+
+/** An error's structured details (JSON-like) with redactSecrets applied to every string in them. */
+function redactDetails(value: unknown): unknown {
+  if (typeof value === 'string') return redactSecrets(value);
+  if (Array.isArray(value)) return value.map(redactDetails);
+  if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, redactDetails(item)]));
+  return value;
+}
+
 export class OAuthError extends Error {
   readonly redirectable: boolean;
   readonly details: Record<string, unknown> | undefined;
+  /** What went wrong, for the client's developer; Latch secrets quoted in it are cut (redactSecrets). */
+  readonly description: string;
 
   constructor(
     readonly code: OAuthErrorCode,
     readonly status: number,
-    readonly description: string,
+    description: string,
     options: OAuthErrorOptions = {},
   ) {
-    super(description, options.cause === undefined ? undefined : { cause: options.cause });
+    super(redactSecrets(description), options.cause === undefined ? undefined : { cause: options.cause });
+    this.description = redactSecrets(description);
     this.name = new.target.name;
     this.redirectable = options.redirectable ?? true;
-    this.details = options.details;
+    this.details = options.details && (redactDetails(options.details) as Record<string, unknown>);
   }
 
   /** The description as it may travel in error_description (JSON, redirects, WWW-Authenticate). */
@@ -218,14 +242,17 @@ export class RequestUriNotSupported extends OAuthError {
  * without one (docs/protocol-decisions.md "Error model").
  */
 export class PageError extends Error {
+  /** What the person reads: what happened, and what to do about it (Latch secrets quoted in it are cut). */
+  readonly description: string;
+
   constructor(
     /** The HTTP status: a 4xx for what the person can act on; the page surface also wraps other errors in one. */
     readonly status: number,
-    /** What the person reads: what happened, and what to do about it. */
-    readonly description: string,
+    description: string,
     options: { cause?: unknown } = {},
   ) {
-    super(description, options.cause === undefined ? undefined : { cause: options.cause });
+    super(redactSecrets(description), options.cause === undefined ? undefined : { cause: options.cause });
+    this.description = redactSecrets(description);
     this.name = 'PageError';
   }
 }

@@ -59,8 +59,14 @@ export function registerSignInRoutes(app: FastifyInstance, { storage, config, si
     const password = formField(request.body, 'password', 1024);
     const returnTo = safeReturnTo(formField(request.body, 'return_to'));
     const now = new Date();
+    // The email is put back in the form, unless it does not look like one: a password typed into the email field
+    // must not come back in the page (issue 22 item 6).
+    const shownEmail = /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email) ? email : undefined;
     const rerender = async (error: SignInProblem, status: number) =>
-      renderPage(reply.code(status), SignInPage({ csrfToken: reply.generateCsrf(), returnTo, app: await requestingApp(storage, returnTo), email, error, signupEnabled: config.signupEnabled }));
+      renderPage(
+        reply.code(status),
+        SignInPage({ csrfToken: reply.generateCsrf(), returnTo, app: await requestingApp(storage, returnTo), email: shownEmail, error, signupEnabled: config.signupEnabled }),
+      );
 
     if (email === '' || password === '') {
       noteSignIn(request, 'incomplete');
