@@ -352,8 +352,10 @@ function parseRegistration(env: NodeJS.ProcessEnv, problems: string[]): Pick<Con
     return { registration: 'off', registrationToken: null };
   }
   const token = env.LATCH_REGISTRATION_TOKEN || null;
-  if (mode === 'token' && (token === null || token.length < 32)) {
-    problems.push('LATCH_REGISTRATION=token needs LATCH_REGISTRATION_TOKEN, at least 32 random characters (openssl rand -base64 32)');
+  // Tokens can also be made with `latch registration-token create` (stored as hashes): the variable is optional,
+  // but one that is set must be strong.
+  if (mode === 'token' && token !== null && token.length < 32) {
+    problems.push('LATCH_REGISTRATION_TOKEN must be at least 32 random characters (openssl rand -base64 32), or left unset and tokens made with `latch registration-token create`');
   }
   return { registration: mode, registrationToken: mode === 'token' ? token : null };
 }

@@ -44,7 +44,7 @@ export interface OAuthErrorOptions {
  * put a credential in the wrong place (a secret as client_id, a token as a code), the quote must not carry it
  * into the answer, the log or the developer console (issue 22 item 6).
  */
-const LATCH_SECRET_IN_TEXT = /latch_(?:[a-z]{2}|rat)_[A-Za-z0-9_-]{16,}/g;
+const LATCH_SECRET_IN_TEXT = /latch_[a-z]{2,3}_[A-Za-z0-9_-]{16,}/g;
 
 /** The text with every Latch secret in it cut to its prefix. */
 export function redactSecrets(text: string): string {

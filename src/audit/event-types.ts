@@ -80,6 +80,10 @@ export const AUDIT_EVENT_TYPES = {
   'webhook.created': 'Webhook created',
   /** `latch webhook delete`; details: webhook_id, via. */
   'webhook.deleted': 'Webhook deleted',
+  /** `latch registration-token create`; details: token_id, expires_at. Never the token. */
+  'registration_token.created': 'Registration token created',
+  /** `latch registration-token revoke`; details: token_id. */
+  'registration_token.revoked': 'Registration token revoked',
 } as const;
 
 export type AuditEventType = keyof typeof AUDIT_EVENT_TYPES;

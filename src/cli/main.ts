@@ -14,13 +14,14 @@ const commands = {
   keys: () => import('./key-commands.js'),
   events: () => import('./events-command.js'),
   webhook: () => import('./webhook-commands.js'),
+  registrationToken: () => import('./registration-token-commands.js'),
   doctor: () => import('./doctor/doctor-command.js'),
   storage: () => import('../storage/open-storage.js'),
   config: () => import('../config.js'),
 };
 
 async function usage(): Promise<string> {
-  const [serve, client, user, db, keys, events, webhook, doctor] = await Promise.all([
+  const [serve, client, user, db, keys, events, webhook, doctor, registrationToken] = await Promise.all([
     commands.serve(),
     commands.client(),
     commands.user(),
@@ -29,6 +30,7 @@ async function usage(): Promise<string> {
     commands.events(),
     commands.webhook(),
     commands.doctor(),
+    commands.registrationToken(),
   ]);
   return `Usage:
 ${serve.SERVE_USAGE}
@@ -39,6 +41,7 @@ ${db.DB_USAGE}
 ${keys.KEYS_USAGE}
 ${events.EVENTS_USAGE}
 ${webhook.WEBHOOK_USAGE}
+${registrationToken.REGISTRATION_TOKEN_USAGE}
 ${doctor.DOCTOR_USAGE}`;
 }
 
@@ -93,7 +96,8 @@ export async function runCli(argv: string[]): Promise<number> {
       case 'user':
       case 'keys':
       case 'events':
-      case 'webhook': {
+      case 'webhook':
+      case 'registration-token': {
         const { loadConfig } = await commands.config();
         const { openStorage, storageOptionsFromConfig } = await commands.storage();
         const config = loadConfig();
@@ -102,6 +106,7 @@ export async function runCli(argv: string[]): Promise<number> {
           if (command === 'client') await (await commands.client()).runClientCommand(args, storage, { developmentMode: config.developmentMode });
           else if (command === 'keys') await (await commands.keys()).runKeysCommand(args, storage, config);
           else if (command === 'events') await (await commands.events()).runEventsCommand(args, storage);
+          else if (command === 'registration-token') await (await commands.registrationToken()).runRegistrationTokenCommand(args, storage, { registration: config.registration });
           else if (command === 'webhook') await (await commands.webhook()).runWebhookCommand(args, storage, { latchSecret: config.secret, developmentMode: config.developmentMode });
           else await (await commands.user()).runUserCommand(args, storage);
         } finally {

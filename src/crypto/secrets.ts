@@ -17,6 +17,8 @@ export const SECRET_PREFIX = {
   serviceToken: 'latch_st_',
   /** RFC 7592 registration access token of a client that registered itself. */
   registrationAccessToken: 'latch_rat_',
+  /** RFC 7591 §3 initial access token, made by `latch registration-token create`. */
+  initialAccessToken: 'latch_iat_',
 } as const;
 
 /**

@@ -57,15 +57,20 @@ function sendJson(reply: FastifyReply, status: number, body: Record<string, unkn
   return reply.code(status).type('application/json; charset=utf-8').send(JSON.stringify(body));
 }
 
-/** RFC 7591 §3: the policy of LATCH_REGISTRATION, checked before the body is looked at. */
-function checkRegistrationAllowed(request: FastifyRequest, config: Config): void {
+/**
+ * RFC 7591 §3: the policy of LATCH_REGISTRATION, checked before the body is looked at. In `token` mode the
+ * initial access token is LATCH_REGISTRATION_TOKEN or one made with `latch registration-token create`, live
+ * (not expired, not revoked): those are found by their hash, so the comparison is of hashes.
+ */
+async function checkRegistrationAllowed(request: FastifyRequest, config: Config, storage: Storage): Promise<void> {
   if (config.registration === 'off') {
     throw new AccessDenied('Dynamic client registration is off on this server (LATCH_REGISTRATION=off): ask its operator to register your app, or to turn registration on');
   }
   if (config.registration === 'token') {
-    const presented = extractAccessToken(request);
-    if (!hashesEqual(hashSecret(presented), hashSecret(config.registrationToken ?? ''))) {
-      throw new InvalidToken('The initial access token is wrong: registration on this server needs the token its operator hands out');
+    const presentedHash = hashSecret(extractAccessToken(request));
+    const fromEnvironment = config.registrationToken !== null && hashesEqual(presentedHash, hashSecret(config.registrationToken));
+    if (!fromEnvironment && !(await storage.registrationTokens.findUsable(presentedHash, new Date()))) {
+      throw new InvalidToken('The initial access token is wrong, expired or revoked: registration on this server needs a token its operator hands out');
     }
   }
 }
@@ -95,7 +100,7 @@ export function registerRegistrationRoutes(
 
   app.post('/oauth2/register', async (request, reply) => {
     noStore(reply);
-    checkRegistrationAllowed(request, config);
+    await checkRegistrationAllowed(request, config, storage);
     const metadata = readClientMetadata(request.body, policy);
     if (config.registration === 'open' && !metadata.isPublic) {
       throw new InvalidClientMetadata('Open registration on this server is for public clients only: register with token_endpoint_auth_method none (and PKCE), or ask the operator for an initial access token');

@@ -115,6 +115,8 @@ export const METHOD_EFFECTS: MethodEffects = {
   passkeys: { insert: 'keeps cached reads', findByCredentialId: 'read', listByUser: 'read', recordUse: 'keeps cached reads', delete: 'keeps cached reads' },
   // Read by the audit log (which keeps the subscriptions a moment itself) and the command line, from the database.
   webhooks: { insert: 'keeps cached reads', findById: 'read', list: 'read', listSubscriptions: 'read', delete: 'keeps cached reads' },
+  // Read at registration only, never cached: a revoked token stops working at once.
+  registrationTokens: { insert: 'keeps cached reads', findUsable: 'read', list: 'read', revoke: 'keeps cached reads' },
   // A queue and a log: nothing reads them through a cache.
   webhookDeliveries: { claimDue: 'keeps cached reads', recordAttempt: 'keeps cached reads', listByWebhook: 'read', deleteFinishedBefore: 'keeps cached reads' },
 };
@@ -190,6 +192,7 @@ export function createCachedStorage(inner: Storage, signal: InvalidationSignal):
     passkeys: wrap('passkeys'),
     webhooks: wrap('webhooks'),
     webhookDeliveries: wrap('webhookDeliveries'),
+    registrationTokens: wrap('registrationTokens'),
     // Inside, repositories run on the transaction, uncached; anything it changed is signalled once it ends.
     transaction: async (fn) => {
       try {

@@ -58,6 +58,8 @@ export const COPY_PLAN: readonly CopiedTable[] = [
   // over like back-channel ones; finished ones are the delivery log.
   { table: 'webhooks', key: ['id'] },
   { table: 'webhook_deliveries', key: ['id'], identity: 'id' },
+  // Initial access tokens for registration: hashes only.
+  { table: 'registration_tokens', key: ['id'] },
 ];
 
 /** Kysely's own bookkeeping: written by the migrations on the target, never copied. */

@@ -244,6 +244,16 @@ export interface AuditEventsTable {
 }
 
 /** Endpoints subscribed to audit event types (migration 2026_11_25_0200). */
+/** Initial access tokens for dynamic client registration (RFC 7591 §3): only their hash. */
+export interface RegistrationTokensTable {
+  id: string;
+  token_hash: string;
+  note: string;
+  created_at: number;
+  expires_at: number | null;
+  revoked_at: number | null;
+}
+
 export interface WebhooksTable {
   id: string;
   url: string;
@@ -331,6 +341,7 @@ export interface Database {
   recovery_codes: RecoveryCodesTable;
   passkeys: PasskeysTable;
   webhooks: WebhooksTable;
+  registration_tokens: RegistrationTokensTable;
   webhook_deliveries: WebhookDeliveriesTable;
 }
 

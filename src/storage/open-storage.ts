@@ -24,6 +24,7 @@ import { createAvatarImageRepository } from './repositories/avatar-images.js';
 import { createSecondFactorRepository } from './repositories/second-factors.js';
 import { createPasskeyRepository } from './repositories/passkeys.js';
 import { createBackchannelLogoutDeliveryRepository } from './repositories/backchannel-logout-deliveries.js';
+import { createRegistrationTokenRepository } from './repositories/registration-tokens.js';
 import { createWebhookRepository } from './repositories/webhooks.js';
 import { createWebhookDeliveryRepository } from './repositories/webhooks-deliveries.js';
 import { createBrowserSessionRepository } from './repositories/browser-sessions.js';
@@ -215,6 +216,7 @@ export function bindRepositories(db: Kysely<Database>, executor: QueryExecutor, 
     secondFactors: createSecondFactorRepository(db),
     passkeys: createPasskeyRepository(db),
     webhooks: createWebhookRepository(db),
+    registrationTokens: createRegistrationTokenRepository(db),
     webhookDeliveries: createWebhookDeliveryRepository(db),
     transaction: (fn) => db.transaction().execute((trx) => fn(bindRepositories(trx, kyselyExecutor(trx), dialect, close))),
     async ping() {

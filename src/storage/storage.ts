@@ -755,6 +755,28 @@ export interface SecondFactorRepository {
   deleteRecoveryCodes(userId: number): Promise<number>;
 }
 
+/** An initial access token for dynamic client registration (RFC 7591 §3), made by `latch registration-token create`. */
+export interface RegistrationToken {
+  id: string;
+  /** SHA-256 of the token (hashSecret): the token itself is shown once and never stored. */
+  tokenHash: string;
+  /** Whom or what it was made for, for the operator. */
+  note: string;
+  createdAt: Date;
+  expiresAt: Date | null;
+  revokedAt: Date | null;
+}
+
+export interface RegistrationTokenRepository {
+  insert(token: Omit<RegistrationToken, 'revokedAt'>): Promise<void>;
+  /** The token with this hash when it is neither expired nor revoked at `now`; null otherwise. */
+  findUsable(tokenHash: string, now: Date): Promise<RegistrationToken | null>;
+  /** Every token, newest first, without their hashes' use: for `latch registration-token list`. */
+  list(): Promise<RegistrationToken[]>;
+  /** Marks it revoked; false when no such token is live. */
+  revoke(id: string, now: Date): Promise<boolean>;
+}
+
 export interface Storage {
   readonly dialect: 'sqlite' | 'postgres';
   users: UserRepository;
@@ -774,6 +796,7 @@ export interface Storage {
   passkeys: PasskeyRepository;
   webhooks: WebhookRepository;
   webhookDeliveries: WebhookDeliveryRepository;
+  registrationTokens: RegistrationTokenRepository;
   /** Runs fn with repositories bound to one transaction. Keep it short: SQLite has one writer. */
   transaction<T>(fn: (storage: Storage) => Promise<T>): Promise<T>;
   /** True when the database answers. */

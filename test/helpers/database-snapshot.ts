@@ -9,7 +9,7 @@ import type { TestServer } from './test-server.js';
 
 /** The tables that hold protocol state; client_events is left out because failures are meant to be recorded there. */
 export const STATE_TABLES = ['users', 'clients', 'authorization_codes', 'access_tokens', 'consents', 'browser_sessions'] as const;
-export type StateTable = (typeof STATE_TABLES)[number] | 'client_events' | 'service_tokens';
+export type StateTable = (typeof STATE_TABLES)[number] | 'client_events' | 'service_tokens' | 'registration_tokens';
 
 function databaseOf(server: TestServer): Kysely<Database> {
   const db = (server.storage as { db?: Kysely<Database> }).db;

@@ -10,6 +10,7 @@ import { postToken, readResponse, type TestUser } from '../helpers/code-fixtures
 import { findRows } from '../helpers/database-snapshot.js';
 import { authorize, authorizeUrl, pkcePair, signIn } from '../helpers/oauth-flow.js';
 import { pageText } from '../helpers/browser.js';
+import { runLatchCli } from '../helpers/cli.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 import { deleteExpiredRecords, UNUSED_REGISTRATION_SECONDS } from '../../src/server.js';
 
@@ -223,6 +224,67 @@ for (const database of ['sqlite', 'postgres'] as const) {
         assert.equal(response.body.token_endpoint_auth_method, 'client_secret_basic');
         const tokenRequest = await postToken(server.baseUrl, { form: { grant_type: 'authorization_code', code: 'latch_ac_x', client_id: response.body.client_id, client_secret: response.body.client_secret } });
         assert.equal(tokenRequest.body.error, 'invalid_grant', 'the secret authenticates');
+      });
+    });
+
+    describe('LATCH_REGISTRATION=token with tokens made by `latch registration-token create`', () => {
+      let server: TestServer;
+      before(async () => (server = await startTestServer({ database, env: { LATCH_REGISTRATION: 'token' } })));
+      after(async () => server.stop());
+      const cli = (args: string[]) =>
+        runLatchCli(['registration-token', ...args], {
+          LATCH_DATABASE_URL: server.config.databaseUrl,
+          LATCH_SECRET: server.config.secret,
+          LATCH_REGISTRATION: 'token',
+          ...(server.config.databaseSchema ? { LATCH_DATABASE_SCHEMA: server.config.databaseSchema } : {}),
+        });
+      const app = { client_name: 'Partner App', redirect_uris: ['https://partner.example.com/callback'], token_endpoint_auth_method: 'none' };
+
+      test('a token from the CLI registers apps until it is revoked; it is shown once and stored only as a hash', async () => {
+        const created = await cli(['create', '--note', 'for the partner team', '--expires-in-days', '7', '--json']);
+        assert.equal(created.code, 0, created.stderr);
+        const { id, token, expires_at: expiresAt } = JSON.parse(created.stdout);
+        assert.match(token, /^latch_iat_[A-Za-z0-9_-]{43}$/);
+        assert.ok(Math.abs(Date.parse(expiresAt) - (Date.now() + 7 * 86400_000)) < 60_000);
+        assert.match(created.stderr, /shown only now/);
+        const [row] = await findRows(server, 'registration_tokens', { id });
+        assert.ok(row && row.token_hash !== token && !JSON.stringify(row).includes(token), 'only the hash is stored');
+
+        assert.equal((await register(server, app, { authorization: `Bearer ${token}` })).status, 201);
+        const listed = JSON.parse((await cli(['list', '--json'])).stdout);
+        assert.deepEqual(listed.map((t: { id: string; state: string; note: string }) => [t.id, t.state, t.note]), [[id, 'live', 'for the partner team']]);
+        assert.ok(!JSON.stringify(listed).includes(token), 'the list never shows a token');
+
+        const revoked = await cli(['revoke', id]);
+        assert.equal(revoked.code, 0, revoked.stderr);
+        const refused = await register(server, app, { authorization: `Bearer ${token}` });
+        assert.equal(refused.status, 401);
+        assert.match(refused.body.error_description, /wrong, expired or revoked/);
+        assert.equal(JSON.parse((await cli(['list', '--json'])).stdout)[0].state, 'revoked');
+        assert.equal((await cli(['revoke', id])).code, 2, 'a revoked token cannot be revoked again');
+      });
+
+      test('an expired token is refused', async () => {
+        const token = 'latch_iat_' + 'E'.repeat(43);
+        const { hashSecret } = await import('../../src/crypto/secrets.js');
+        await server.storage.registrationTokens.insert({ id: 'rt_expired', tokenHash: hashSecret(token), note: 'old', createdAt: new Date(Date.now() - 2 * 86400_000), expiresAt: new Date(Date.now() - 1000) });
+        const refused = await register(server, app, { authorization: `Bearer ${token}` });
+        assert.equal(refused.status, 401);
+        assert.match(refused.body.error_description, /wrong, expired or revoked/);
+      });
+
+      // The command's refusals do not depend on the database: checked once, to keep the suite short.
+      test('bad options are refused in words, with exit code 2', { skip: database === 'postgres' ? 'checked on sqlite' : false }, async () => {
+        for (const [args, message] of [
+          [['create', '--expires-in-days', '0'], /--expires-in-days must be a whole number of days from 1 to 3650/],
+          [['create', '--expires-in-days', 'soon'], /--expires-in-days must be a whole number/],
+          [['revoke'], /needs an ID/],
+          [['frobnicate'], /Unknown command: latch registration-token frobnicate/],
+        ] as const) {
+          const result = await cli([...args]);
+          assert.equal(result.code, 2, `${args.join(' ')}: ${result.stderr}`);
+          assert.match(result.stderr, message);
+        }
       });
     });
   });

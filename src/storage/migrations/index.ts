@@ -19,6 +19,7 @@ import * as dynamicRegistration from './2026_11_24_0800_dynamic_registration.js'
 import * as clientRefreshLifetimes from './2026_11_25_0000_client_refresh_lifetimes.js';
 import * as authenticationMethods from './2026_11_25_0100_authentication_methods.js';
 import * as webhooks from './2026_11_25_0200_webhooks.js';
+import * as registrationTokens from './2026_11_25_0300_registration_tokens.js';
 
 export const migrations: Record<string, Migration> = {
   '2026_11_22_0000_initial': initial,
@@ -37,6 +38,7 @@ export const migrations: Record<string, Migration> = {
   '2026_11_25_0000_client_refresh_lifetimes': clientRefreshLifetimes,
   '2026_11_25_0100_authentication_methods': authenticationMethods,
   '2026_11_25_0200_webhooks': webhooks,
+  '2026_11_25_0300_registration_tokens': registrationTokens,
 };
 
 export const migrationProvider: MigrationProvider = {
