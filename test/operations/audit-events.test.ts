@@ -436,6 +436,18 @@ for (const database of ['sqlite', 'postgres'] as const) {
       assert.deepEqual(of('webhook.deleted')?.details, { webhook_id: id, via: 'cli' });
     });
 
+    test('the command line: a registration token created and revoked (the token kept out of the events)', async () => {
+      const created = await cli(['registration-token', 'create', '--note', 'partner', '--json']);
+      assert.equal(created.code, 0, created.stderr);
+      const { id, token } = JSON.parse(created.stdout);
+      credentials.push(token);
+      assert.equal((await cli(['registration-token', 'revoke', id])).code, 0);
+      const events = await server.storage.auditEvents.list({ typePrefix: 'registration_token.', limit: 1000 });
+      const of = (type: string) => events.find((event) => event.type === type && event.details?.token_id === id);
+      assert.deepEqual(of('registration_token.created')?.details, { token_id: id, expires_at: null, via: 'cli' });
+      assert.deepEqual(of('registration_token.revoked')?.details, { token_id: id, via: 'cli' });
+    });
+
     test('every event type was produced above, and no event holds any password, secret, code, token, cookie or what a stranger typed', async () => {
       const db = (server.storage as unknown as { db: Kysely<Database> }).db;
       const rows = await db.selectFrom('audit_events').selectAll().execute();
