@@ -10,6 +10,7 @@ import { createServer } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { Secret, TOTP } from 'otpauth';
 import type { Browser, BrowserContext, CDPSession, Page } from 'playwright-core';
+import { checkAccessibility } from '../helpers/accessibility.js';
 import { launchChromium, screenshot, skipWithoutChromium } from '../helpers/chromium.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 
@@ -86,6 +87,7 @@ describe('passkeys in a real browser', () => {
     // The first second factor: two-step verification is on, and the recovery codes are shown, once.
     await page.waitForURL(`${origin}/account/two-step/new-recovery-codes`);
     await page.getByRole('heading', { name: 'Two-step verification is on' }).waitFor();
+    await checkAccessibility(page, 'the recovery codes shown after the first passkey');
     const codes = (await page.locator('#recovery-codes').innerText()).split('\n').filter((line) => line.trim() !== '');
     assert.equal(codes.length, 10);
     assert.equal((await latch.storage.secondFactors.listRecoveryCodes(user.id)).length, 10, 'stored (as keyed hashes)');
@@ -166,6 +168,7 @@ describe('passkeys in a real browser', () => {
     assert.match(await page.locator('body').innerText(), /Confirm it is you with your passkey/);
     assert.equal(await page.getByLabel('6-digit code').count(), 0, 'no code field: the account has no authenticator app');
     await screenshot(page, 'passkeys-03a-passkey-second-step');
+    await checkAccessibility(page, 'the passkey-only second step');
     await page.getByRole('button', { name: 'Use a passkey' }).click();
     await page.waitForURL(`${origin}/`);
     await page.goto(`${origin}/account/two-step`);
