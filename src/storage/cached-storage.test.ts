@@ -35,6 +35,8 @@ const INVALIDATING_CALLS: Record<string, (storage: Storage) => Promise<unknown>>
   'tokens.revokeAccessToken': (s) => s.tokens.revokeAccessToken('no-such-token', 'no-such-client', NOW),
   'tokens.revokeByGrant': (s) => s.tokens.revokeByGrant('no-such-grant', NOW),
   'tokens.revokeByUserAndClient': (s) => s.tokens.revokeByUserAndClient(2_000_000, 'no-such-client', NOW),
+  'tokens.revokeByUser': (s) => s.tokens.revokeByUser(2_000_000, NOW),
+  'users.delete': (s) => s.users.delete(2_000_000),
   // Fails on its foreign keys: an invalidating write that throws still signals (it may have committed).
   'consents.grant': (s) => s.consents.grant(2_000_000, 'no-such-client', ['openid'], NOW),
   'consents.revoke': (s) => s.consents.revoke(2_000_000, 'no-such-client'),

@@ -30,7 +30,16 @@ type Repositories = Omit<Storage, 'dialect' | 'transaction' | 'ping' | 'migratio
 export type MethodEffects = { readonly [R in keyof Repositories]: { readonly [M in keyof Repositories[R]]: MethodEffect } };
 
 export const METHOD_EFFECTS: MethodEffects = {
-  users: { findById: 'cached read', findByEmail: 'read', insert: 'keeps cached reads', update: 'invalidates', list: 'read' },
+  users: {
+    findById: 'cached read',
+    findByEmail: 'read',
+    insert: 'keeps cached reads',
+    update: 'invalidates',
+    list: 'read',
+    search: 'read',
+    // Its sessions and tokens go with it (cascade): none may answer from a cache.
+    delete: 'invalidates',
+  },
   clients: {
     findById: 'cached read',
     list: 'read',
@@ -60,6 +69,7 @@ export const METHOD_EFFECTS: MethodEffects = {
     revokeAccessToken: 'invalidates',
     revokeByGrant: 'invalidates',
     revokeByUserAndClient: 'invalidates',
+    revokeByUser: 'invalidates',
     countLiveGrants: 'read',
     deleteExpired: 'keeps cached reads',
   },

@@ -17,6 +17,10 @@ export interface UsersTable {
   password_hash: string;
   created_at: number;
   updated_at: number;
+  /** 1 for an administrator (the admin console), else 0. */
+  is_admin: Generated<number>;
+  /** When an administrator disabled the account, or null. */
+  disabled_at: number | null;
 }
 
 export interface ClientsTable {

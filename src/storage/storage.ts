@@ -19,6 +19,10 @@ export interface User {
   passwordHash: string;
   createdAt: Date;
   updatedAt: Date;
+  /** May open the admin console (/admin). */
+  isAdmin: boolean;
+  /** When an administrator disabled the account (it cannot sign in), or null. */
+  disabledAt: Date | null;
 }
 export interface NewUser {
   email: string;
@@ -27,7 +31,7 @@ export interface NewUser {
   avatarUrl: string | null;
   passwordHash: string;
 }
-export type UserPatch = Partial<Pick<User, 'email' | 'emailVerified' | 'name' | 'avatarUrl' | 'passwordHash'>>;
+export type UserPatch = Partial<Pick<User, 'email' | 'emailVerified' | 'name' | 'avatarUrl' | 'passwordHash' | 'isAdmin' | 'disabledAt'>>;
 
 export interface UserRepository {
   findById(id: number): Promise<User | null>;
@@ -37,6 +41,13 @@ export interface UserRepository {
   insert(user: NewUser, now: Date): Promise<User | null>;
   update(id: number, patch: UserPatch, now: Date): Promise<void>;
   list(): Promise<User[]>;
+  /**
+   * Users whose email or name contains `text` (case-insensitively; every user when it is empty), by id, at most
+   * `limit` (the admin console's search).
+   */
+  search(text: string, limit: number): Promise<User[]>;
+  /** Deletes the account and, by cascade, its sessions, codes, tokens, consents and factors. False when none. */
+  delete(id: number): Promise<boolean>;
 }
 
 /**
@@ -327,6 +338,11 @@ export interface TokenRepository {
   revokeByGrant(grantId: string, now: Date): Promise<number>;
   /** Revokes every access and refresh token one user granted one client (consent withdrawn). */
   revokeByUserAndClient(userId: number, clientId: string, now: Date): Promise<number>;
+  /**
+   * Revokes every access and refresh token of one user, for every client, and makes their unused codes expire
+   * (an administrator disabled the account or signed it out everywhere). Returns how many tokens.
+   */
+  revokeByUser(userId: number, now: Date): Promise<number>;
   /** How many grants of `clientId` are live: with an unexpired, unrevoked access token or a usable refresh token. */
   countLiveGrants(clientId: string, now: Date): Promise<number>;
   /** Deletes what expired before `before`; with `limit`, at most that many rows per table (call again while it returns `limit`). */

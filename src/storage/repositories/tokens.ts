@@ -50,7 +50,7 @@ const findActiveTokenWithUser = precompileQuery(
       .select([
         't.token_hash', 't.client_id', 't.user_id', 't.scope', 't.grant_id', 't.created_at',
         't.expires_at', 't.revoked_at',
-        'u.id', 'u.email', 'u.email_normalized', 'u.email_verified', 'u.name', 'u.avatar_url', 'u.password_hash',
+        'u.id', 'u.email', 'u.email_normalized', 'u.email_verified', 'u.name', 'u.avatar_url', 'u.password_hash', 'u.is_admin', 'u.disabled_at',
         'u.created_at as user_created_at', 'u.updated_at as user_updated_at',
       ])
       .where('t.token_hash', '=', p('tokenHash'))
@@ -560,6 +560,15 @@ export function createTokenRepository(db: Kysely<Database>, executor: QueryExecu
         .where('client_id', '=', clientId)
         .where('revoked_at', 'is', null)
         .executeTakeFirst();
+      return Number(refresh.numUpdatedRows) + Number(access.numUpdatedRows);
+    },
+
+    async revokeByUser(userId, now) {
+      const at = toEpochSeconds(now);
+      const refresh = await db.updateTable('refresh_tokens').set({ revoked_at: at }).where('user_id', '=', userId).where('revoked_at', 'is', null).executeTakeFirst();
+      const access = await db.updateTable('access_tokens').set({ revoked_at: at }).where('user_id', '=', userId).where('revoked_at', 'is', null).executeTakeFirst();
+      // A code approved a moment ago would otherwise still turn into fresh tokens: it expires now (consume needs expires_at > now).
+      await db.updateTable('authorization_codes').set({ expires_at: at }).where('user_id', '=', userId).where('consumed_at', 'is', null).where('expires_at', '>', at).execute();
       return Number(refresh.numUpdatedRows) + Number(access.numUpdatedRows);
     },
 

@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { Database, UserRow } from '../database.js';
 import type { NewUser, User, UserPatch, UserRepository } from '../storage.js';
 import { precompileQuery, type Parameter } from '../precompiled-query.js';
@@ -18,6 +18,8 @@ export function toUser(row: UserRow): User {
     passwordHash: row.password_hash,
     createdAt: fromEpochSeconds(row.created_at),
     updatedAt: fromEpochSeconds(row.updated_at),
+    isAdmin: Number(row.is_admin) === 1,
+    disabledAt: row.disabled_at === null || row.disabled_at === undefined ? null : fromEpochSeconds(row.disabled_at),
   };
 }
 
@@ -66,6 +68,8 @@ export function createUserRepository(db: Kysely<Database>, executor: QueryExecut
           ...(patch.name !== undefined && { name: patch.name }),
           ...(patch.avatarUrl !== undefined && { avatar_url: patch.avatarUrl }),
           ...(patch.passwordHash !== undefined && { password_hash: patch.passwordHash }),
+          ...(patch.isAdmin !== undefined && { is_admin: patch.isAdmin ? 1 : 0 }),
+          ...(patch.disabledAt !== undefined && { disabled_at: patch.disabledAt === null ? null : toEpochSeconds(patch.disabledAt) }),
           updated_at: toEpochSeconds(now),
         })
         .where('id', '=', id)
@@ -75,6 +79,26 @@ export function createUserRepository(db: Kysely<Database>, executor: QueryExecut
     async list() {
       const rows = await db.selectFrom('users').selectAll().orderBy('id').execute();
       return rows.map(toUser);
+    },
+
+    async search(text, limit) {
+      const needle = text.trim().toLowerCase();
+      let query = db.selectFrom('users').selectAll();
+      if (needle !== '') {
+        // LIKE with its wildcards escaped, so that "_" or "%" typed in the search box mean themselves; lower() on
+        // both sides, as PostgreSQL's LIKE is case-sensitive.
+        const pattern = `%${needle.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+        query = query.where((eb) =>
+          eb.or([sql<boolean>`${eb.ref('email_normalized')} like ${pattern} escape '\\'`, sql<boolean>`lower(${eb.ref('name')}) like ${pattern} escape '\\'`]),
+        );
+      }
+      const rows = await query.orderBy('id').limit(limit).execute();
+      return rows.map(toUser);
+    },
+
+    async delete(id) {
+      const result = await db.deleteFrom('users').where('id', '=', id).executeTakeFirst();
+      return Number(result.numDeletedRows) > 0;
     },
   };
 }
