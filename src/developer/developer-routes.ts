@@ -8,7 +8,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AuditLog } from '../audit/audit-log.js';
 import { changedFields } from '../audit/changed-fields.js';
-import { isRegisteredRedirectUri, type RedirectUriMismatch } from '../clients/redirect-uri-match.js';
+import { closestRegisteredUri, isRegisteredRedirectUri } from '../clients/redirect-uri-match.js';
 import { checkBackchannelLogoutUri, checkPostLogoutRedirectUris } from '../clients/logout-uri-policy.js';
 import { checkRedirectUri } from '../clients/redirect-uri-policy.js';
 import {
@@ -31,6 +31,7 @@ import { APP_NOTICES, DeveloperAppPage, type AppNotice, type DeveloperAppPagePro
 import { CONSOLE_NOTICES, DeveloperPage, type ConsoleNotice, type RegisterAppField } from '../views/pages/developer-page.js';
 import { renderPage } from '../http/render-page.js';
 import { checkAppUrl, parseRedirectUriLines } from './app-details.js';
+import { createConsoleState, NEW_SECRET_COOKIE } from './console-state.js';
 import { buildEnvironmentBlock, buildIntegrationGuide } from './integration-guide.js';
 
 export interface DeveloperRouteDeps {
@@ -40,6 +41,9 @@ export interface DeveloperRouteDeps {
 }
 
 const FAILED_REQUESTS_SHOWN = 20;
+const NOTES_SHOWN = 5;
+/** Records read for the page: the failures shown, plus room for declines and notes among them. */
+const EVENTS_READ = 60;
 
 type AppForm = Record<RegisterAppField, string>;
 
@@ -82,32 +86,55 @@ function checkAppForm(
   return { errors, redirectUris, postLogoutRedirectUris: postLogout.uris, backchannelLogoutUri };
 }
 
-function readMismatch(details: Record<string, unknown> | null): RedirectUriMismatch | null {
-  const mismatch = details?.redirectUriMismatch as Partial<RedirectUriMismatch> | undefined;
-  if (!mismatch || typeof mismatch.received !== 'string') return null;
-  return {
-    received: mismatch.received,
-    registered: Array.isArray(mismatch.registered) ? mismatch.registered.filter((u): u is string => typeof u === 'string') : [],
-    closest: typeof mismatch.closest === 'string' ? mismatch.closest : null,
-    differingPart: (typeof mismatch.differingPart === 'string' ? mismatch.differingPart : null) as RedirectUriMismatch['differingPart'],
-  };
+/** The redirect_uri a failed authorization request sent, from its record (authorize-request.ts). */
+function readReceivedRedirectUri(details: Record<string, unknown> | null): string | null {
+  const mismatch = details?.redirectUriMismatch as { received?: unknown } | undefined;
+  return typeof mismatch?.received === 'string' ? mismatch.received : null;
 }
 
 function toFailedRequestView(event: ClientEvent, client: Client, config: Config): FailedRequestView {
-  const mismatch = readMismatch(event.details);
+  const received = readReceivedRedirectUri(event.details);
   let view: FailedRequestView['mismatch'] = null;
-  if (mismatch) {
-    const alreadyRegistered = isRegisteredRedirectUri(client.redirectUris, mismatch.received);
-    const policyProblem = checkRedirectUri(mismatch.received, { developmentMode: config.developmentMode });
+  if (received !== null) {
+    // Compared again with the URLs registered now (by the matcher's own rules), not with those of the moment:
+    // a URL added since shows as registered.
+    const closest = closestRegisteredUri(received, client.redirectUris);
+    const alreadyRegistered = isRegisteredRedirectUri(client.redirectUris, received);
+    const policyProblem = checkRedirectUri(received, { developmentMode: config.developmentMode });
     const addProblem = alreadyRegistered
       ? null
       : (policyProblem ?? (client.redirectUris.length >= MAX_REDIRECT_URIS ? `at most ${MAX_REDIRECT_URIS} redirect URLs per app` : null));
-    view = { received: mismatch.received, closest: mismatch.closest, differingPart: mismatch.differingPart, canAdd: !alreadyRegistered && addProblem === null, addProblem };
+    view = {
+      received,
+      closest: closest?.uri ?? null,
+      difference: closest?.difference ?? null,
+      alreadyRegistered,
+      canAdd: !alreadyRegistered && addProblem === null,
+      addProblem,
+    };
   }
   return { createdAt: event.createdAt, endpoint: event.endpoint, error: event.error, description: event.description, requestId: event.requestId, mismatch: view };
 }
 
+/**
+ * The app's recent records, told apart: its failures; people who chose "Deny" on the consent page (RFC 6749
+ * §4.1.2.1 access_denied at the authorization endpoint: a person's answer, not a fault of the app); and notes
+ * about requests that succeeded (scope values ignored).
+ */
+function sortEvents(events: ClientEvent[], client: Client, config: Config): Pick<DeveloperAppPageProps, 'failedRequests' | 'declined' | 'notes'> {
+  const failedRequests: FailedRequestView[] = [];
+  const declined: Date[] = [];
+  const notes: FailedRequestView[] = [];
+  for (const event of events) {
+    if (event.endpoint === 'authorize' && event.error === 'access_denied') declined.push(event.createdAt);
+    else if (event.error === 'scope_ignored') notes.push(toFailedRequestView(event, client, config));
+    else failedRequests.push(toFailedRequestView(event, client, config));
+  }
+  return { failedRequests: failedRequests.slice(0, FAILED_REQUESTS_SHOWN), declined, notes: notes.slice(0, NOTES_SHOWN) };
+}
+
 export function registerDeveloperRoutes(app: FastifyInstance, { storage, config, audit }: DeveloperRouteDeps): void {
+  const consoleState = createConsoleState(config);
   async function renderConsole(reply: FastifyReply, current: CurrentSession, extra: { status?: number; notice?: ConsoleNotice; values?: Partial<AppForm> & { appType?: string }; errors?: Partial<AppForm> } = {}) {
     const clients = await storage.clients.listByOwner(current.user.id);
     return renderPage(
@@ -128,7 +155,7 @@ export function registerDeveloperRoutes(app: FastifyInstance, { storage, config,
     extra: { status?: number; notice?: AppNotice; values?: Partial<AppForm>; errors?: DeveloperAppPageProps['errors'] } = {},
   ) {
     const now = new Date();
-    const [events, liveGrants] = await Promise.all([storage.clientEvents.listRecent(client.clientId, FAILED_REQUESTS_SHOWN), storage.tokens.countLiveGrants(client.clientId, now)]);
+    const [events, liveGrants] = await Promise.all([storage.clientEvents.listRecent(client.clientId, EVENTS_READ), storage.tokens.countLiveGrants(client.clientId, now)]);
     return renderPage(
       reply.code(extra.status ?? 200),
       DeveloperAppPage({
@@ -140,7 +167,7 @@ export function registerDeveloperRoutes(app: FastifyInstance, { storage, config,
         notice: extra.notice,
         values: extra.values ?? {},
         errors: extra.errors ?? {},
-        failedRequests: events.map((event) => toFailedRequestView(event, client, config)),
+        ...sortEvents(events, client, config),
         guide: buildIntegrationGuide(config.issuer, client),
         liveGrants,
       }),
@@ -189,9 +216,10 @@ export function registerDeveloperRoutes(app: FastifyInstance, { storage, config,
     );
     request.log.info({ event: 'client_registered', clientId: client.clientId, userId: current.user.id }, 'app registered');
     audit.record(request, { type: 'client.created', userId: current.user.id, clientId: client.clientId, details: { name: client.name, via: 'console' } });
-    // The environment block with the secret filled in: on this one page only, which is never cached (renderPage: no-store).
-    const environment = buildEnvironmentBlock(config.issuer, client, clientSecret ?? undefined);
-    return renderPage(reply.code(201), ClientSecretPage({ appName: client.name, clientId: client.clientId, clientSecret, reason: 'registered', environment }));
+    // Post/redirect/get: the secret rides to the one-time page in a sealed cookie, so that reloading the page
+    // shows it at most once and never registers the app again.
+    consoleState.seal(reply, NEW_SECRET_COOKIE, { userId: current.user.id, clientId: client.clientId }, { reason: 'registered', secret: clientSecret }, new Date());
+    return reply.redirect(`/developer/apps/${client.clientId}${NEW_SECRET_COOKIE.subPath}`, 303);
   });
 
   app.get('/developer/apps/:clientId', async (request, reply) => {
@@ -248,9 +276,28 @@ export function registerDeveloperRoutes(app: FastifyInstance, { storage, config,
     const { client, clientSecret } = await rotateClientSecret(storage, owned.client.clientId, graceSeconds, now);
     request.log.info({ event: 'client_secret_rotated', clientId: client.clientId, graceSeconds }, 'client secret rotated');
     audit.record(request, { type: 'client.secret_rotated', userId: owned.current.user.id, clientId: client.clientId, details: { grace_seconds: graceSeconds, via: 'console' } });
-    const previousSecret = { graceSeconds, expiresAt: client.previousSecretExpiresAt };
-    const environment = buildEnvironmentBlock(config.issuer, client, clientSecret);
-    return renderPage(reply, ClientSecretPage({ appName: client.name, clientId: client.clientId, clientSecret, reason: 'rotated', previousSecret, environment }));
+    // Post/redirect/get, as at registration: a reload shows no secret and rotates nothing.
+    consoleState.seal(reply, NEW_SECRET_COOKIE, { userId: owned.current.user.id, clientId: client.clientId }, { reason: 'rotated', secret: clientSecret, grace: graceSeconds }, now);
+    return reply.redirect(`/developer/apps/${client.clientId}${NEW_SECRET_COOKIE.subPath}`, 303);
+  });
+
+  // The one-time page: the cookie is cleared whatever it held, so a reload (or going back to it) finds nothing and
+  // goes to the app's page. The page itself is never cached (renderPage: no-store).
+  app.get('/developer/apps/:clientId/new-secret', async (request, reply) => {
+    const owned = await ownApp(request, reply);
+    if (!owned) return reply;
+    const { client, current } = owned;
+    const now = new Date();
+    const handed = consoleState.open(request, NEW_SECRET_COOKIE, { userId: current.user.id, clientId: client.clientId }, now);
+    consoleState.clear(reply, NEW_SECRET_COOKIE, client.clientId);
+    const secret = typeof handed?.secret === 'string' ? handed.secret : null;
+    const reason = handed?.reason === 'registered' || handed?.reason === 'rotated' ? handed.reason : null;
+    if (reason === null || (secret === null && client.tokenEndpointAuthMethod !== 'none')) {
+      return reply.redirect(`/developer/apps/${client.clientId}${client.tokenEndpointAuthMethod === 'none' ? '' : '?notice=secret-shown'}`, 303);
+    }
+    const environment = buildEnvironmentBlock(config.issuer, client, secret ?? undefined);
+    const previousSecret = reason === 'rotated' ? { graceSeconds: typeof handed?.grace === 'number' ? handed.grace : 0, expiresAt: client.previousSecretExpiresAt } : undefined;
+    return renderPage(reply, ClientSecretPage({ appName: client.name, clientId: client.clientId, clientSecret: secret, reason, previousSecret, environment }));
   });
 
   app.post('/developer/apps/:clientId/delete', { preHandler: app.csrfProtection }, async (request, reply) => {

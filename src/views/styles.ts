@@ -100,6 +100,14 @@ button:disabled { opacity: .6; cursor: not-allowed; }
 /* A button that reads as a link, for a form that must POST (CSRF) but sits in running text. */
 button.link { background: none; border: none; padding: 0; color: var(--accent); text-decoration: underline; font: inherit; cursor: pointer; }
 .send-back { font-size: 1.05rem; }
+/* Branding and ways on (issue 19 items 2, 6): the operator's logo beside the name, footer links, an error page's exits. */
+header.site .brand { display: inline-flex; align-items: center; gap: .5rem; }
+header.site .brand-logo { height: 28px; width: auto; max-width: 160px; object-fit: contain; }
+footer.site { display: flex; gap: .5rem 1.25rem; justify-content: center; flex-wrap: wrap; }
+footer.site nav { display: flex; gap: 1rem; flex-wrap: wrap; }
+footer.site a { color: var(--muted); }
+ul.ways-on { list-style: none; padding: 0; margin: 1rem 0; display: flex; flex-wrap: wrap; gap: .5rem 1.25rem; }
+ul.ways-on a { font-weight: 600; }
 @media (max-width: 480px) {
   main { margin: 1rem auto; } .card { padding: 1rem; } .actions { flex-direction: column; } .actions button, .actions .button { width: 100%; text-align: center; }
   .copyable { flex-direction: column; align-items: stretch; }
@@ -109,4 +117,11 @@ button.link { background: none; border: none; padding: 0; color: var(--accent); 
   .copyable-block button.copy { position: static; order: -1; align-self: flex-end; margin-bottom: .25rem; }
   .copyable-block pre { padding-right: .75rem; }
 }
+/* Developer console (issue 19 item 4, issue 22 item 3): URLs typed in monospace; the playground's checks. */
+#redirect_uris, #post_logout_redirect_uris, #backchannel_logout_uri { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: .9rem; }
+ol.steps > li { margin: 1rem 0; }
+ul.checks { list-style: none; padding: 0; }
+ul.checks li { margin: .25rem 0; }
+.check-passed { color: #146c2e; font-weight: 600; }
+.check-failed { color: #b3261e; font-weight: 600; }
 `;

@@ -2,8 +2,9 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { inputValue, pageText, TestBrowser } from '../helpers/browser.js';
 import { authorize, exchangeCode, pkcePair } from '../helpers/oauth-flow.js';
-import { fieldError, signedInBrowser, submitForm, valueById } from '../helpers/pages.js';
+import { fieldError, followRedirect, signedInBrowser, submitForm, valueById } from '../helpers/pages.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
+import { REDIRECT_URL_RULES } from '../../src/views/components/redirect-url-rules.js';
 
 describe('developer console', () => {
   let server: TestServer;
@@ -26,8 +27,9 @@ describe('developer console', () => {
       logo_url: '',
       ...form,
     });
-    assert.equal(response.status, 201, pageText(response.body).slice(0, 400));
-    return { clientId: valueById(response.body, 'client_id'), clientSecret: valueById(response.body, 'client_secret'), page: response };
+    const page = await followRedirect(browser, server.baseUrl, response);
+    assert.equal(page.status, 200, pageText(page.body).slice(0, 400));
+    return { clientId: valueById(page.body, 'client_id'), clientSecret: valueById(page.body, 'client_secret'), page };
   }
 
   /** Authenticates at the token endpoint with a code that does not exist: invalid_grant means the secret was accepted. */
@@ -127,8 +129,7 @@ describe('developer console', () => {
       post_logout_redirect_uris: 'https://app.example.com/bye\r\n\r\nhttp://127.0.0.1:9999/signed-out\n',
       backchannel_logout_uri: ' https://app.example.com/backchannel-logout ',
     });
-    assert.equal(response.status, 201, pageText(response.body).slice(0, 400));
-    const clientId = valueById(response.body, 'client_id');
+    const clientId = valueById((await followRedirect(browser, server.baseUrl, response)).body, 'client_id');
     const stored = await server.storage.clients.findById(clientId);
     assert.deepEqual(stored?.postLogoutRedirectUris, ['https://app.example.com/bye', 'http://127.0.0.1:9999/signed-out']);
     assert.equal(stored?.backchannelLogoutUri, 'https://app.example.com/backchannel-logout');
@@ -190,7 +191,7 @@ describe('developer console', () => {
   test('rotating the secret with the grace period keeps the old one working until the stated time, then it stops', async () => {
     const { clientId, clientSecret: oldSecret } = await registerApp();
     const path = `/developer/apps/${clientId}`;
-    const rotated = await submitForm(browser, server.baseUrl, path, `${path}/secret`, { grace: 'default' });
+    const rotated = await followRedirect(browser, server.baseUrl, await submitForm(browser, server.baseUrl, path, `${path}/secret`, { grace: 'default' }));
     assert.equal(rotated.status, 200);
     const newSecret = valueById(rotated.body, 'client_secret');
     assert.notEqual(newSecret, oldSecret);
@@ -208,7 +209,7 @@ describe('developer console', () => {
   test('rotating with "stop it immediately" ends the old secret at once', async () => {
     const { clientId, clientSecret: oldSecret } = await registerApp();
     const path = `/developer/apps/${clientId}`;
-    const rotated = await submitForm(browser, server.baseUrl, path, `${path}/secret`, { grace: 'none' });
+    const rotated = await followRedirect(browser, server.baseUrl, await submitForm(browser, server.baseUrl, path, `${path}/secret`, { grace: 'none' }));
     assert.match(pageText(rotated.body), /stopped working immediately/);
     assert.equal(await secretIsAccepted(clientId, oldSecret), false);
     assert.equal(await secretIsAccepted(clientId, valueById(rotated.body, 'client_secret')), true);
@@ -226,7 +227,7 @@ describe('developer console', () => {
     // dt and dd follow each other without text between them.
     assert.ok(text.includes(`redirect_uri sent${sent}`), text);
     assert.ok(text.includes('Closest registeredhttps://app.example.com/auth/callback'));
-    assert.match(text, /They differ inthe trailing slash/);
+    assert.match(text, /They differ inthe trailing slash: \/auth\/callback\/ sent, \/auth\/callback registered/);
     const added = await browser.request(`${server.baseUrl}/developer/apps/${clientId}/redirect-uris/add`, { form: { _csrf: inputValue(page.body, '_csrf'), redirect_uri: sent } });
     assert.equal(added.status, 303);
     assert.deepEqual((await server.storage.clients.findById(clientId))?.redirectUris, ['https://app.example.com/auth/callback', sent]);
@@ -318,10 +319,10 @@ describe('developer console', () => {
       homepage_url: '',
       logo_url: '',
     });
-    assert.equal(response.status, 201, pageText(response.body).slice(0, 400));
-    const clientId = valueById(response.body, 'client_id');
-    assert.ok(!response.body.includes('id="client_secret"'), 'no secret is shown');
-    assert.match(pageText(response.body), /no client secret/);
+    const shown = await followRedirect(browser, server.baseUrl, response);
+    const clientId = valueById(shown.body, 'client_id');
+    assert.ok(!shown.body.includes('id="client_secret"'), 'no secret is shown');
+    assert.match(pageText(shown.body), /no client secret/);
     assert.equal((await server.storage.clients.findById(clientId))?.tokenEndpointAuthMethod, 'none');
 
     const path = `/developer/apps/${clientId}`;
@@ -354,5 +355,153 @@ describe('developer console', () => {
     const response = await submitForm(browser, server.baseUrl, '/developer', '/developer/apps', { name: '', app_type: 'public', redirect_uris: 'http://127.0.0.1:5173/callback', homepage_url: '', logo_url: '' });
     assert.equal(response.status, 400);
     assert.match(response.body, /name="app_type" value="public" checked/);
+  });
+  describe('post/redirect/get: reloading the result of a console form changes nothing (issue 19 item 4)', () => {
+    test('registering answers 303; the one-time page shows the secret once, and a reload neither shows it again nor registers again', async () => {
+      const before = (await server.storage.clients.listByOwner(owner.id)).length;
+      const posted = await submitForm(browser, server.baseUrl, '/developer', '/developer/apps', { name: 'Reload App', redirect_uris: 'https://reload.example.com/cb', homepage_url: '', logo_url: '' });
+      assert.equal(posted.status, 303);
+      const location = posted.headers.get('location') ?? '';
+      assert.match(location, /^\/developer\/apps\/[^/]+\/new-secret$/);
+      assert.ok(!posted.body.includes('latch_cs_'), 'the POST answer itself carries no secret');
+      const shown = await browser.request(`${server.baseUrl}${location}`);
+      assert.equal(shown.status, 200);
+      assert.equal(shown.headers.get('cache-control'), 'no-store');
+      const secret = valueById(shown.body, 'client_secret');
+      assert.ok(!JSON.stringify(shown.headers.getSetCookie()).includes(secret), 'the secret is not in a cookie in clear');
+      // The reload: the browser GETs the page again (a 303 is never re-posted).
+      const reloaded = await browser.request(`${server.baseUrl}${location}`);
+      assert.equal(reloaded.status, 303);
+      assert.match(reloaded.headers.get('location') ?? '', /\?notice=secret-shown$/);
+      assert.ok(!reloaded.body.includes(secret));
+      const appPage = await browser.request(new URL(reloaded.headers.get('location') ?? '', server.baseUrl).href);
+      assert.match(pageText(appPage.body), /shown once and cannot be shown again/);
+      assert.ok(!appPage.body.includes(secret));
+      assert.equal((await server.storage.clients.listByOwner(owner.id)).length, before + 1, 'registered once');
+    });
+
+    test('the sealed secret cookie is bound to its app: moved to another app’s one-time page, it shows nothing', async () => {
+      const first = await submitForm(browser, server.baseUrl, '/developer', '/developer/apps', { name: 'Bound App', redirect_uris: 'https://bound.example.com/cb', homepage_url: '', logo_url: '' });
+      const firstPath = first.headers.get('location') ?? '';
+      const cookie = (await browser.jar.getCookies(`${server.baseUrl}${firstPath}`)).find((c) => c.key === 'latch_new_secret');
+      assert.ok(cookie, 'the secret rides in a cookie scoped to the one-time page');
+      assert.equal(cookie.path, firstPath);
+      assert.equal(cookie.httpOnly, true);
+      assert.equal(cookie.sameSite, 'strict');
+      const second = await submitForm(browser, server.baseUrl, '/developer', '/developer/apps', { name: 'Other App', redirect_uris: 'https://bound.example.com/cb', homepage_url: '', logo_url: '' });
+      const secondPath = second.headers.get('location') ?? '';
+      await browser.jar.setCookie(`latch_new_secret=${cookie.value}; Path=${secondPath}; HttpOnly`, `${server.baseUrl}${secondPath}`);
+      const moved = await browser.request(`${server.baseUrl}${secondPath}`);
+      assert.equal(moved.status, 303, 'sealed for another app: nothing to show');
+      assert.match(moved.headers.get('location') ?? '', /notice=secret-shown/);
+    });
+
+    test('rotating answers 303; a reload of the one-time page rotates nothing, and the new secret keeps working', async () => {
+      const { clientId } = await registerApp();
+      const path = `/developer/apps/${clientId}`;
+      const posted = await submitForm(browser, server.baseUrl, path, `${path}/secret`, { grace: 'none' });
+      const shown = await followRedirect(browser, server.baseUrl, posted);
+      const secret = valueById(shown.body, 'client_secret');
+      const hashAfterRotation = (await server.storage.clients.findById(clientId))?.secretHash;
+      const reloaded = await browser.request(`${server.baseUrl}${posted.headers.get('location')}`);
+      assert.equal(reloaded.status, 303);
+      assert.equal((await server.storage.clients.findById(clientId))?.secretHash, hashAfterRotation, 'not rotated again');
+      assert.equal(await secretIsAccepted(clientId, secret), true);
+    });
+
+    test('every other console form answers 303 with a GET target, and GETting it twice changes nothing', async () => {
+      const { clientId } = await registerApp({ redirect_uris: 'https://prg.example.com/cb' });
+      const path = `/developer/apps/${clientId}`;
+      await fetch(`${server.baseUrl}/oauth2/authorize?response_type=code&client_id=${clientId}&redirect_uri=${encodeURIComponent('https://prg.example.com/cb2')}`, { redirect: 'manual' });
+      const forms: [string, Record<string, string>][] = [
+        [`${path}/settings`, { name: 'PRG App', redirect_uris: 'https://prg.example.com/cb', homepage_url: '', logo_url: '' }],
+        [`${path}/redirect-uris/add`, { redirect_uri: 'https://prg.example.com/cb2' }],
+        [`${path}/delete`, { confirm: 'yes' }],
+      ];
+      for (const [action, form] of forms) {
+        const posted = await submitForm(browser, server.baseUrl, action.endsWith('/delete') ? path : path, action, form);
+        assert.equal(posted.status, 303, action);
+        const snapshot = JSON.stringify(await server.storage.clients.findById(clientId));
+        const target = new URL(posted.headers.get('location') ?? '', server.baseUrl).href;
+        assert.ok([200].includes((await browser.request(target)).status), action);
+        assert.ok([200].includes((await browser.request(target)).status), `${action}, reloaded`);
+        assert.equal(JSON.stringify(await server.storage.clients.findById(clientId)), snapshot, `reloading after ${action} changed nothing`);
+      }
+    });
+  });
+
+  describe('the app page (issue 19 item 4)', () => {
+    test('recent failed requests come first when there are any, and below the settings when there are none', async () => {
+      const { clientId } = await registerApp({ redirect_uris: 'https://order.example.com/cb' });
+      const path = `${server.baseUrl}/developer/apps/${clientId}`;
+      const quiet = (await browser.request(path)).body;
+      assert.ok(quiet.indexOf('id="failures-heading"') > quiet.indexOf('id="settings-heading"'), 'no failures: below the settings');
+      await fetch(`${server.baseUrl}/oauth2/authorize?response_type=code&client_id=${clientId}&redirect_uri=${encodeURIComponent('https://order.example.com/cb/')}`, { redirect: 'manual' });
+      const busy = (await browser.request(path)).body;
+      const failures = busy.indexOf('id="failures-heading"');
+      assert.ok(failures > busy.indexOf('id="app-heading"'));
+      for (const later of ['secret-heading', 'settings-heading', 'guide-heading']) assert.ok(failures < busy.indexOf(`id="${later}"`), `failures before ${later}`);
+    });
+
+    test('a person pressing "Deny" is not listed as a failure of the app, but apart', async () => {
+      const { clientId } = await registerApp();
+      const { user, password } = await server.createUser();
+      const back = await authorize(new TestBrowser(), server.baseUrl, { response_type: 'code', client_id: clientId, redirect_uri: 'http://127.0.0.1:9999/callback', scope: 'openid profile', state: 's' }, { email: user.email, password }, 'deny');
+      assert.equal(back.searchParams.get('error'), 'access_denied');
+      const page = (await browser.request(`${server.baseUrl}/developer/apps/${clientId}`)).body;
+      const text = pageText(page);
+      assert.match(text, /Recent failed requestsNo failed authorization or token requests recently/);
+      assert.ok(!/failures-heading[\s\S]*access_denied[\s\S]*settings-heading/.test(page));
+      assert.match(text, /Declined by peopleOne person chose “Deny” on the consent page recently/);
+    });
+
+    test('the mismatch comparison names the real difference: a loopback URL on another port and another path differs in the path', async () => {
+      const { clientId } = await registerApp({ redirect_uris: 'http://127.0.0.1:3000/callback' });
+      const sent = 'http://127.0.0.1:8080/auth/callback';
+      await fetch(`${server.baseUrl}/oauth2/authorize?response_type=code&client_id=${clientId}&redirect_uri=${encodeURIComponent(sent)}`, { redirect: 'manual' });
+      const text = pageText((await browser.request(`${server.baseUrl}/developer/apps/${clientId}`)).body);
+      assert.match(text, /They differ inthe path: \/auth\/callback sent, \/callback registered \(The ports were not compared: a URL on http:\/\/127\.0\.0\.1 or http:\/\/\[::1\] matches any port\.\)/);
+      assert.doesNotMatch(text, /differ inthe port/);
+    });
+
+    test('localhost on another port differs in the port, and the page says why the any-port rule does not apply', async () => {
+      const { clientId } = await registerApp({ redirect_uris: 'http://localhost:3000/callback' });
+      await fetch(`${server.baseUrl}/oauth2/authorize?response_type=code&client_id=${clientId}&redirect_uri=${encodeURIComponent('http://localhost:5173/callback')}`, { redirect: 'manual' });
+      const text = pageText((await browser.request(`${server.baseUrl}/developer/apps/${clientId}`)).body);
+      assert.match(text, /They differ inthe port: 5173 sent, 3000 registered \(Only http:\/\/127\.0\.0\.1 and http:\/\/\[::1\] match any port/);
+    });
+
+    test('a failed request whose URL was registered since says so, instead of a difference', async () => {
+      const { clientId } = await registerApp({ redirect_uris: 'https://since.example.com/cb' });
+      const sent = 'https://since.example.com/other';
+      await fetch(`${server.baseUrl}/oauth2/authorize?response_type=code&client_id=${clientId}&redirect_uri=${encodeURIComponent(sent)}`, { redirect: 'manual' });
+      await server.storage.clients.update(clientId, { redirectUris: ['https://since.example.com/cb', sent] }, new Date());
+      const text = pageText((await browser.request(`${server.baseUrl}/developer/apps/${clientId}`)).body);
+      assert.match(text, /Nowregistered: the same request would pass today/);
+      assert.ok(!text.includes('Add this redirect URL'));
+    });
+
+    test('the redirect-URL rules are worded the same on the register form, the settings form and beside a mismatch', async () => {
+      const { clientId } = await registerApp({ redirect_uris: 'https://rules.example.com/cb' });
+      await fetch(`${server.baseUrl}/oauth2/authorize?response_type=code&client_id=${clientId}&redirect_uri=${encodeURIComponent('https://rules.example.com/cb/')}`, { redirect: 'manual' });
+      const register = pageText((await browser.request(`${server.baseUrl}/developer`)).body);
+      const app = (await browser.request(`${server.baseUrl}/developer/apps/${clientId}`)).body;
+      const rules = pageText(`<p>${REDIRECT_URL_RULES}</p>`).trim();
+      assert.ok(register.includes(rules), 'on the register form');
+      assert.equal(pageText(app).split(rules).length - 1, 2, 'in the settings hint and beside the mismatch');
+    });
+
+    test('ids and secrets are set in a monospace font', async () => {
+      const { clientId, page } = await registerApp();
+      assert.match(page.body, /<input id="client_id"[^>]*class="mono"/);
+      assert.match(page.body, /<input id="client_secret"[^>]*class="mono"/);
+      const app = (await browser.request(`${server.baseUrl}/developer/apps/${clientId}`)).body;
+      assert.match(app, /<input id="client_id"[^>]*class="mono"/);
+      const list = (await browser.request(`${server.baseUrl}/developer`)).body;
+      assert.ok(list.includes(`<code>${clientId}</code>`), 'the app list shows the id as code');
+      const css = await (await fetch(`${server.baseUrl}/assets/latch.css`)).text();
+      assert.match(css, /\.mono[^{]*\{[^}]*monospace/);
+      assert.match(css, /#redirect_uris[^{]*\{[^}]*monospace/, 'redirect URLs are typed in a monospace font too');
+    });
   });
 });

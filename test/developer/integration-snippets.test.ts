@@ -29,7 +29,7 @@ import { buildEnvironmentBlock, buildSnippets } from '../../src/developer/integr
 import { SECRET_PLACEHOLDER } from '../../src/developer/snippets/snippet.js';
 import { TestBrowser } from '../helpers/browser.js';
 import { authorize } from '../helpers/oauth-flow.js';
-import { signedInBrowser, submitForm } from '../helpers/pages.js';
+import { signedInBrowser, followRedirect, submitForm } from '../helpers/pages.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 
 /** Under the repository (gitignored), so that the snippet's `import 'openid-client'` finds its node_modules. */
@@ -124,8 +124,8 @@ describe('integration snippets on the app page', () => {
   after(async () => server.stop());
 
   async function registerApp(fields: { name: string; redirect_uris: string; app_type?: 'web' | 'public' }) {
-    const response = await submitForm(developer, server.baseUrl, '/developer', '/developer/apps', { homepage_url: '', logo_url: '', app_type: 'web', ...fields });
-    assert.equal(response.status, 201, response.body.slice(0, 400));
+    const response = await followRedirect(developer, server.baseUrl, await submitForm(developer, server.baseUrl, '/developer', '/developer/apps', { homepage_url: '', logo_url: '', app_type: 'web', ...fields }));
+    assert.equal(response.status, 200, response.body.slice(0, 400));
     const page = parsePage(response.body);
     const clientId = page.querySelector('#client_id')?.getAttribute('value');
     assert.ok(clientId);
@@ -235,7 +235,7 @@ describe('integration snippets on the app page', () => {
     assert.match(environment, /^LATCH_REDIRECT_URI=https:\/\/app\.example\.com\/cb$/m);
 
     const path = `/developer/apps/${clientId}`;
-    const rotated = await submitForm(developer, server.baseUrl, path, `${path}/secret`, { grace: 'none' });
+    const rotated = await followRedirect(developer, server.baseUrl, await submitForm(developer, server.baseUrl, path, `${path}/secret`, { grace: 'none' }));
     assert.equal(rotated.status, 200);
     assert.equal(rotated.headers.get('cache-control'), 'no-store');
     const newSecret = parsePage(rotated.body).querySelector('#client_secret')?.getAttribute('value');

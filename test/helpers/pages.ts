@@ -44,3 +44,9 @@ export async function linkFromOutbox(server: TestServer, email: string, path: st
   }
   throw new Error(`no ${path} link in the outbox for ${email}`);
 }
+
+/** The page a post/redirect/get answer leads to: asserts the 303 and GETs its Location with the same browser. */
+export async function followRedirect(browser: TestBrowser, baseUrl: string, response: BrowserResponse): Promise<BrowserResponse> {
+  assert.equal(response.status, 303, `expected a 303 redirect, got ${response.status}: ${response.body.slice(0, 300)}`);
+  return browser.request(new URL(response.headers.get('location') ?? '', baseUrl).href);
+}

@@ -21,7 +21,7 @@ import type { ListedAuditEvent, Storage } from '../../src/storage/storage.js';
 import { inputValue, pageText, TestBrowser, type BrowserResponse } from '../helpers/browser.js';
 import { runLatchCli } from '../helpers/cli.js';
 import { authorizeUrl, pkcePair } from '../helpers/oauth-flow.js';
-import { linkFromOutbox, valueById } from '../helpers/pages.js';
+import { followRedirect, linkFromOutbox, valueById } from '../helpers/pages.js';
 import { enrolAuthenticator, recoveryCodesOn, signInWithPassword, submitSecondFactor } from '../helpers/two-step.js';
 import { postgresUnavailableReason } from '../helpers/postgres.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
@@ -186,9 +186,10 @@ for (const database of ['sqlite', 'postgres'] as const) {
 
     test('the developer console: an app registered, its settings changed, its secret rotated', async () => {
       const created = await post(browser, '/developer', '/developer/apps', { name: app.name, redirect_uris: REDIRECT_URI, homepage_url: '', logo_url: '' });
-      assert.equal(created.status, 201);
-      app.clientId = valueById(created.body, 'client_id');
-      app.clientSecret = valueById(created.body, 'client_secret');
+      assert.equal(created.status, 303);
+      const createdPage = await followRedirect(browser, server.baseUrl, created);
+      app.clientId = valueById(createdPage.body, 'client_id');
+      app.clientSecret = valueById(createdPage.body, 'client_secret');
       credentials.push(app.clientSecret);
       await expectEvent('client.created', created, { ...fromBrowser(browser), clientId: app.clientId }, { name: app.name, via: 'console' });
 
@@ -205,8 +206,8 @@ for (const database of ['sqlite', 'postgres'] as const) {
       await expectEvent('client.updated', changed, { ...fromBrowser(browser), clientId: app.clientId }, { changed: ['name'], via: 'console' });
 
       const rotated = await post(browser, `/developer/apps/${app.clientId}`, `/developer/apps/${app.clientId}/secret`, { grace: 'none' });
-      assert.equal(rotated.status, 200);
-      app.clientSecret = valueById(rotated.body, 'client_secret');
+      assert.equal(rotated.status, 303);
+      app.clientSecret = valueById((await followRedirect(browser, server.baseUrl, rotated)).body, 'client_secret');
       credentials.push(app.clientSecret);
       await expectEvent('client.secret_rotated', rotated, { ...fromBrowser(browser), clientId: app.clientId }, { grace_seconds: 0, via: 'console' });
     });

@@ -5,7 +5,7 @@ import { MAX_AVATAR_BYTES } from '../../src/accounts/avatar-images.js';
 import { inputValue, TestBrowser } from '../helpers/browser.js';
 import { solidPng } from '../helpers/chromium.js';
 import { startFakeSmtp } from '../helpers/fake-smtp.js';
-import { fieldError, linkFromOutbox, signedInBrowser, submitForm, valueById } from '../helpers/pages.js';
+import { fieldError, followRedirect, linkFromOutbox, signedInBrowser, submitForm, valueById } from '../helpers/pages.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 
 describe('page security and accessibility rules', () => {
@@ -21,7 +21,7 @@ describe('page security and accessibility rules', () => {
     userId = user.id;
     browser = await signedInBrowser(server, user.email, password);
     const registered = await submitForm(browser, server.baseUrl, '/developer', '/developer/apps', { name: 'Secure App', redirect_uris: 'https://secure.example.com/cb', homepage_url: '', logo_url: '' });
-    clientId = valueById(registered.body, 'client_id');
+    clientId = valueById((await followRedirect(browser, server.baseUrl, registered)).body, 'client_id');
     await submitForm(browser, server.baseUrl, '/forgot-password', '/forgot-password', { email: user.email });
     const resetLink = new URL(await linkFromOutbox(server, user.email, '/reset-password'));
     pagePaths = ['/', '/login', '/signup', '/forgot-password', `${resetLink.pathname}${resetLink.search}`, '/account', '/account/two-step', '/developer', `/developer/apps/${clientId}`, '/dev/outbox'];

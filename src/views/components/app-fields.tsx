@@ -2,10 +2,11 @@
  * The fields that describe an app, the same when it is registered and when its settings change: name, redirect
  * URLs, homepage and logo, and where people and Latch's server go when someone signs out (post-logout redirect
  * URLs, OIDC RP-Initiated Logout 1.0 §3.1; back-channel logout URL, OIDC Back-Channel Logout 1.0 §2.2). The
- * redirect URL hint states the rule clients/redirect-uri-match.ts applies: exact comparison, except that a
+ * redirect URL hint is the one wording of the rules (redirect-url-rules.tsx): exact comparison, except that a
  * loopback IP URL matches any port (RFC 8252 §7.3); post-logout redirect URLs have no such exception.
  */
 import { Field } from './field.js';
+import { REDIRECT_URL_RULES } from './redirect-url-rules.js';
 
 export type AppField = 'name' | 'redirectUris' | 'homepageUrl' | 'logoUrl' | 'postLogoutRedirectUris' | 'backchannelLogoutUri';
 
@@ -48,7 +49,7 @@ export function AppFields({ values, errors }: AppFieldsProps) {
         spellcheck={false}
         value={values.redirectUris}
         error={errors.redirectUris}
-        hint="One per line: your back end's callback addresses, compared exactly (a loopback http://127.0.0.1 or http://[::1] URL matches any port). https://, or http:// to localhost, 127.0.0.1 or [::1] while developing."
+        hint={REDIRECT_URL_RULES}
       />
       <Field id="homepage_url" name="homepage_url" label="Homepage URL (optional)" type="url" value={values.homepageUrl} error={errors.homepageUrl} />
       <Field id="logo_url" name="logo_url" label="Logo URL (optional)" type="url" value={values.logoUrl} error={errors.logoUrl} hint="An https:// address of a square image." />

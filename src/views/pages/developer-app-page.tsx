@@ -4,6 +4,7 @@ import { Notice } from '../components/notice.js';
 import { PostButton } from '../components/post-button.js';
 import { describeDuration, formatTime } from '../format.js';
 import { Layout } from '../layout.js';
+import { RedirectUrlDifference, RedirectUrlRules, type RedirectUrlDifferenceView } from '../components/redirect-url-rules.js';
 import type { RegisterAppField } from './developer-page.js';
 
 /** One copy-paste integration (developer/snippets/): the view model of a guide section. */
@@ -34,6 +35,7 @@ export interface IntegrationSnippet {
 export const APP_NOTICES = {
   saved: 'Settings saved.',
   'redirect-added': 'Redirect URL added. Try the sign-in again.',
+  'secret-shown': 'The new secret was shown once and cannot be shown again: Latch keeps only a fingerprint of it. If you did not save it, rotate it.',
 } as const;
 export type AppNotice = keyof typeof APP_NOTICES;
 
@@ -106,7 +108,10 @@ export interface FailedRequestView {
   mismatch: {
     received: string;
     closest: string | null;
-    differingPart: string | null;
+    /** How it differs from the closest URL registered now; null when it matches one now. */
+    difference: RedirectUrlDifferenceView | null;
+    /** Registered since the request failed. */
+    alreadyRegistered: boolean;
     /** True when the received URL passes the registration checks and is not registered yet. */
     canAdd: boolean;
     /** Why it cannot be added, when it cannot. */
@@ -138,10 +143,110 @@ export interface DeveloperAppPageProps {
   values: Partial<Record<RegisterAppField, string>>;
   /** Field errors; `confirmDelete` is set when the delete form came without its box ticked. */
   errors: Partial<Record<RegisterAppField, string>> & { confirmDelete?: true };
+  /** Failures of the app, newest first. */
   failedRequests: FailedRequestView[];
+  /** When people chose "Deny" on the consent page (access_denied): their answer, not a failure of the app. */
+  declined: Date[];
+  /** Requests that succeeded, with something to know (scope values ignored). */
+  notes: FailedRequestView[];
   guide: IntegrationGuide;
   /** Grants of this app that are live now: people it can act for with a live access or refresh token. */
   liveGrants: number;
+}
+
+function FailedRequestItem({ event, base, csrfToken }: { event: FailedRequestView; base: string; csrfToken: string }) {
+  const mismatch = event.mismatch;
+  return (
+    <div class="event">
+      <strong>
+        <code>{event.error}</code>
+      </strong>{' '}
+      at <code>{event.endpoint}</code> · {formatTime(event.createdAt)}
+      <p>{event.description}</p>
+      <dl>
+        <dt>Request id</dt>
+        <dd>
+          <code>{event.requestId}</code>
+        </dd>
+        {mismatch ? (
+          <>
+            <dt>redirect_uri sent</dt>
+            <dd>
+              <code>{mismatch.received}</code>
+            </dd>
+            <dt>Closest registered</dt>
+            <dd>{mismatch.closest ? <code>{mismatch.closest}</code> : 'none registered'}</dd>
+            {mismatch.alreadyRegistered ? (
+              <>
+                <dt>Now</dt>
+                <dd>registered: the same request would pass today</dd>
+              </>
+            ) : mismatch.difference ? (
+              <>
+                <dt>They differ in</dt>
+                <dd>
+                  <RedirectUrlDifference difference={mismatch.difference} />
+                </dd>
+              </>
+            ) : null}
+          </>
+        ) : null}
+      </dl>
+      {mismatch?.canAdd ? (
+        <PostButton action={`${base}/redirect-uris/add`} csrfToken={csrfToken} label="Add this redirect URL" fields={{ redirect_uri: mismatch.received }} inline />
+      ) : mismatch?.addProblem ? (
+        <p class="hint">Cannot be added: {mismatch.addProblem}</p>
+      ) : null}
+    </div>
+  );
+}
+
+function FailedRequests(props: DeveloperAppPageProps & { base: string }) {
+  const hasMismatch = props.failedRequests.some((event) => event.mismatch !== null);
+  return (
+    <section class="card" aria-labelledby="failures-heading">
+      <h2 id="failures-heading">Recent failed requests</h2>
+      {props.failedRequests.length === 0 ? (
+        <p class="muted">No failed authorization or token requests recently.</p>
+      ) : (
+        <>
+          {hasMismatch ? <RedirectUrlRules id="failures-rules" /> : null}
+          {props.failedRequests.map((event) => (
+            <FailedRequestItem event={event} base={props.base} csrfToken={props.csrfToken} />
+          ))}
+        </>
+      )}
+    </section>
+  );
+}
+
+/** People's "Deny" on the consent page: counted apart, since the app did nothing wrong. */
+function Declined({ declined }: { declined: Date[] }) {
+  if (declined.length === 0) return null;
+  return (
+    <section class="card" aria-labelledby="declined-heading">
+      <h2 id="declined-heading">Declined by people</h2>
+      <p>
+        {declined.length === 1 ? 'One person' : `${declined.length} people`} chose “Deny” on the consent page recently (latest {formatTime(declined[0] as Date)}).
+        Your app received <code>error=access_denied</code>: not a failure of the app, but show people a way to try again.
+      </p>
+    </section>
+  );
+}
+
+/** Requests that succeeded with something worth knowing (scope values Latch ignored, OIDC Core §3.1.2.1). */
+function Notes({ notes }: { notes: FailedRequestView[] }) {
+  return (
+    <section class="card" aria-labelledby="notes-heading">
+      <h2 id="notes-heading">Notes on successful requests</h2>
+      {notes.map((note) => (
+        <div class="event">
+          <code>{note.error}</code> at <code>{note.endpoint}</code> · {formatTime(note.createdAt)}
+          <p>{note.description}</p>
+        </div>
+      ))}
+    </section>
+  );
 }
 
 export function DeveloperAppPage(props: DeveloperAppPageProps) {
@@ -179,6 +284,9 @@ export function DeveloperAppPage(props: DeveloperAppPageProps) {
         <label for="client_id">Client id</label>
         <CopyableValue id="client_id" value={app.clientId} label="Client id" />
       </section>
+
+      {/* Failures first when there are any: they are what a developer comes to this page for. */}
+      {props.failedRequests.length > 0 ? <FailedRequests {...props} base={base} /> : null}
 
       {app.tokenEndpointAuthMethod === 'none' ? (
         <section class="card" aria-labelledby="secret-heading">
@@ -242,49 +350,9 @@ export function DeveloperAppPage(props: DeveloperAppPageProps) {
         </form>
       </section>
 
-      <section class="card" aria-labelledby="failures-heading">
-        <h2 id="failures-heading">Recent failed requests</h2>
-        {props.failedRequests.length === 0 ? (
-          <p class="muted">No failed authorization or token requests recently.</p>
-        ) : (
-          props.failedRequests.map((event) => (
-            <div class="event">
-              <strong>
-                <code>{event.error}</code>
-              </strong>{' '}
-              at <code>{event.endpoint}</code> · {formatTime(event.createdAt)}
-              <p>{event.description}</p>
-              <dl>
-                <dt>Request id</dt>
-                <dd>
-                  <code>{event.requestId}</code>
-                </dd>
-                {event.mismatch ? (
-                  <>
-                    <dt>redirect_uri sent</dt>
-                    <dd>
-                      <code>{event.mismatch.received}</code>
-                    </dd>
-                    <dt>Closest registered</dt>
-                    <dd>{event.mismatch.closest ? <code>{event.mismatch.closest}</code> : 'none registered'}</dd>
-                    {event.mismatch.differingPart ? (
-                      <>
-                        <dt>They differ in</dt>
-                        <dd>the {event.mismatch.differingPart}</dd>
-                      </>
-                    ) : null}
-                  </>
-                ) : null}
-              </dl>
-              {event.mismatch?.canAdd ? (
-                <PostButton action={`${base}/redirect-uris/add`} csrfToken={csrfToken} label="Add this redirect URL" fields={{ redirect_uri: event.mismatch.received }} inline />
-              ) : event.mismatch?.addProblem ? (
-                <p class="hint">Cannot be added: {event.mismatch.addProblem}</p>
-              ) : null}
-            </div>
-          ))
-        )}
-      </section>
+      {props.failedRequests.length === 0 ? <FailedRequests {...props} base={base} /> : null}
+      <Declined declined={props.declined} />
+      {props.notes.length > 0 ? <Notes notes={props.notes} /> : null}
 
       <section class="card" aria-labelledby="guide-heading">
         <h2 id="guide-heading">Integration guide</h2>
