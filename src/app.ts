@@ -55,7 +55,8 @@ import { noSessionEndings, type SessionEndings } from './session/session-endings
 import type { Storage } from './storage/storage.js';
 import { renderErrorPage } from './http/render-page.js';
 import { SCRIPT } from './views/script.js';
-import { STYLESHEET } from './views/styles.js';
+import { buildPageFrame, registerPageFrameRoutes } from './http/page-frame.js';
+import { noteSignInState } from './session/sign-in-state.js';
 
 export interface AppDeps {
   config: Config;
@@ -246,6 +247,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // Errors outside the three surfaces (health probes, a body refused on a path that does not exist): the same
   // JSON shape as the API's, with a description and the request id.
   app.setErrorHandler(oauthJsonErrorHandler(storage, 'request'));
+  // The operator's brand on every page (http/page-frame.ts), read by http/render-page.tsx.
+  const pageFrame = buildPageFrame(config.brand);
+  app.decorate('pageFrame', pageFrame);
   registerBatchedWrites(app);
   const audit = deps.auditLog ?? new AuditLog(storage, { logger: app.log });
   if (!deps.auditLog) app.addHook('onClose', async () => audit.close());
@@ -334,7 +338,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   await app.register(async function pages(pageScope) {
     pageScope.addHook('onRequest', addDocumentHeaders);
-    pageScope.setErrorHandler(pageErrorHandler());
+    pageScope.setErrorHandler(pageErrorHandler({ storage, config }));
+    // Every page's header says whether the browser is signed in (session/sign-in-state.ts; issue 19 item 2).
+    pageScope.addHook('preHandler', async (request) => {
+      await noteSignInState(storage, config, request);
+    });
     registerHomeRoutes(pageScope, { storage, config });
     registerSignInRoutes(pageScope, { storage, config, signInThrottle, sessionEndings, audit });
     const accountDeps = { storage, config, mailer, attemptCounter, sessionEndings, audit };
@@ -347,9 +355,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // A browser endpoint with pages of its own (OIDC RP-Initiated Logout 1.0): errors are pages, never redirects.
     registerLogoutRoutes(pageScope, { storage, config, signingKeys, sessionEndings, audit });
     registerOutboxRoutes(pageScope, { storage, config });
-    pageScope.get('/assets/latch.css', async (_request, reply) =>
-      reply.type('text/css; charset=utf-8').header('cache-control', 'public, max-age=3600').send(STYLESHEET),
-    );
+    registerPageFrameRoutes(pageScope, pageFrame);
     pageScope.get('/assets/latch.js', async (_request, reply) =>
       reply.type('text/javascript; charset=utf-8').header('cache-control', 'public, max-age=3600').send(SCRIPT),
     );
@@ -370,6 +376,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         return reply.send({ error: 'invalid_request', error_description: description, request_id: request.id });
       }
       reply.headers(securityHeaders.documentsOnly);
+      await noteSignInState(storage, config, request);
       return renderErrorPage(reply, request, new PageError(405, `This address answers ${instead} requests only, not ${request.method}.`));
     }
     if (request.url.startsWith('/oauth2/') || request.url.startsWith('/.well-known/')) {
@@ -378,7 +385,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       return reply.code(404).send({ error: 'not_found', error_description: `No such endpoint: ${request.method} ${path}`, request_id: request.id });
     }
     reply.code(404).headers(securityHeaders.documentsOnly);
-    return renderErrorPage(reply, request, new PageError(404, `No such page: ${request.method} ${path}`));
+    await noteSignInState(storage, config, request);
+    return renderErrorPage(reply, request, new PageError(404, `There is no page at ${path}. Check the address, or start again from the start page.`));
   });
 
   return app;

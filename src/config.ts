@@ -9,6 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { sqlitePath } from './storage/database-url.js';
+import { parseBrand, type BrandSettings } from './config-brand.js';
 
 /** Read once at start and never changed: everything built from it (the app, its cookies, its metadata) stays true. */
 export interface Config {
@@ -125,7 +126,7 @@ export interface Config {
    * development page /dev/outbox shows them, so that sign-up and password reset work on one machine.
    */
   readonly smtpUrl: string | null;
-  /** Sender of Latch's mails (`LATCH_MAIL_FROM`, default `Latch <no-reply@HOST>` with the issuer's host). */
+  /** Sender of Latch's mails (`LATCH_MAIL_FROM`, default `<brand name> <no-reply@HOST>` with the issuer's host). */
   readonly mailFrom: string;
   /** How long an email verification link works (`LATCH_EMAIL_VERIFICATION_TTL_SECONDS`, default 86400). */
   readonly emailVerificationTtlSeconds: number;
@@ -207,6 +208,11 @@ export interface Config {
   /** `LATCH_REGISTRATION_TOKEN`: the initial access token of `token` mode (at least 32 characters); null otherwise. */
   readonly registrationToken: string | null;
   /**
+   * The operator's product name, logo, accent colour, favicon and footer links (`LATCH_BRAND_*`, config-brand.ts;
+   * README "Branding"). Defaults: the name Latch, its blue, its own favicon, no logo and no footer links.
+   */
+  readonly brand: BrandSettings;
+  /**
    * Derived, not read: the issuer is https. Cookies are then Secure with the __Host- prefix (RFC 6265bis
    * §4.1.3.2) and responses carry Strict-Transport-Security (RFC 6797).
    */
@@ -277,6 +283,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const logLevel = env.LATCH_LOG_LEVEL || 'info';
   if (!LOG_LEVELS.includes(logLevel)) problems.push(`LATCH_LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
 
+  // Footer links may be http:// only on an http:// (development) issuer.
+  const brand = parseBrand(env, { linksMayBeHttp: issuer.startsWith('http:') }, problems);
   const config: Omit<Config, 'secret' | 'secureCookies'> = {
     issuer,
     port: integer('PORT', 3000, 0, 65535),
@@ -307,7 +315,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     shutdownTimeoutSeconds: integer('LATCH_SHUTDOWN_TIMEOUT_SECONDS', 10, 1, 3600),
     signupEnabled: env.LATCH_SIGNUP_ENABLED === undefined || env.LATCH_SIGNUP_ENABLED === '' ? true : flag('LATCH_SIGNUP_ENABLED'),
     smtpUrl: parseSmtpUrl(env.LATCH_SMTP_URL, problems),
-    mailFrom: env.LATCH_MAIL_FROM || `Latch <no-reply@${hostOf(issuer)}>`,
+    mailFrom: env.LATCH_MAIL_FROM || `${mailDisplayName(brand.name)} <no-reply@${hostOf(issuer)}>`,
     emailVerificationTtlSeconds: integer('LATCH_EMAIL_VERIFICATION_TTL_SECONDS', 86400, 300, 30 * 86400),
     passwordResetTtlSeconds: integer('LATCH_PASSWORD_RESET_TTL_SECONDS', 3600, 300, 86400),
     secretRotationGraceSeconds: integer('LATCH_SECRET_ROTATION_GRACE_SECONDS', 86400, 0, 30 * 86400),
@@ -322,6 +330,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     auditRetentionDays: integer('LATCH_AUDIT_RETENTION_DAYS', 90, 1, 3650),
     webhookRetrySeconds: parseWebhookRetrySeconds(env.LATCH_WEBHOOK_RETRY_SECONDS, problems),
     ...parseRegistration(env, problems),
+    brand,
   };
   if (config.metricsPort !== null && config.metricsPort === config.port && config.port !== 0) {
     problems.push(`LATCH_METRICS_PORT must differ from PORT (${config.port}): metrics have a listener of their own`);
@@ -428,6 +437,11 @@ function parseSmtpUrl(raw: string | undefined, problems: string[]): string | nul
     problems.push('LATCH_SMTP_URL must be a URL like smtps://user:password@smtp.example.com:465');
   }
   return raw;
+}
+
+/** The brand name as a mail display name: quoted (RFC 5322 §3.2.4) when it has anything but letters, digits and spaces. */
+function mailDisplayName(name: string): string {
+  return /^[\p{L}\p{N} ]+$/u.test(name) ? name : `"${name.replace(/["\\]/g, (c) => `\\${c}`)}"`;
 }
 
 function hostOf(issuer: string): string {

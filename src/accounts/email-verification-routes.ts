@@ -20,7 +20,7 @@ const VERIFICATION_MAILS_PER_ACCOUNT_PER_HOUR = 5;
 export async function sendVerificationMail(deps: AccountPageDeps, user: User, log: FastifyBaseLogger): Promise<void> {
   const link = await issueEmailLink(deps.storage, deps.config, user, 'verify_email');
   try {
-    await deps.mailer.send(emailVerificationMessage(user, link, deps.config.emailVerificationTtlSeconds));
+    await deps.mailer.send(emailVerificationMessage(user, link, deps.config.emailVerificationTtlSeconds, deps.config.brand.name));
   } catch (error) {
     // The account exists either way; the person can ask for a new link from the account page.
     log.error({ err: error, userId: user.id }, 'could not send the verification mail');

@@ -42,7 +42,7 @@ export function registerPasswordResetRoutes(app: FastifyInstance, deps: AccountP
     if (user && (await perAccount.allow(String(user.id)))) {
       const link = await issueEmailLink(storage, config, user, 'reset_password');
       deps.audit.record(request, { type: 'user.password.reset_requested', userId: user.id });
-      const sending = mailer.send(passwordResetMessage(user, link, config.passwordResetTtlSeconds));
+      const sending = mailer.send(passwordResetMessage(user, link, config.passwordResetTtlSeconds, config.brand.name));
       const logFailure = (error: unknown) => request.log.error({ err: error, userId: user.id }, 'could not send the password reset mail');
       // Over SMTP the answer does not wait for the mail server, so that its timing does not tell whether the
       // account exists; the local outbox is fast and is awaited so that the mail is there when the page is.

@@ -1,11 +1,14 @@
-/** The text of Latch's mails: plain text, with the one link each mail exists for on a line of its own. */
+/**
+ * The text of Latch's mails: plain text, with the one link each mail exists for on a line of its own. Each mail
+ * names the operator's product (`brandName`, LATCH_BRAND_NAME; issue 19 item 6), as the pages do.
+ */
 import { describeDuration } from '../views/format.js';
 import type { MailMessage } from './mailer.js';
 
-export function emailVerificationMessage(to: { email: string; name: string }, link: string, ttlSeconds: number): MailMessage {
+export function emailVerificationMessage(to: { email: string; name: string }, link: string, ttlSeconds: number, brandName: string): MailMessage {
   return {
     to: to.email,
-    subject: 'Confirm your email address for Latch',
+    subject: `Confirm your email address for ${brandName}`,
     text: [
       `Hello ${to.name},`,
       '',
@@ -14,19 +17,19 @@ export function emailVerificationMessage(to: { email: string; name: string }, li
       link,
       '',
       `The link works once, for ${describeDuration(ttlSeconds)}.`,
-      'If you did not create a Latch account, ignore this mail.',
+      `If you did not create a ${brandName} account, ignore this mail.`,
     ].join('\n'),
   };
 }
 
-export function passwordResetMessage(to: { email: string; name: string }, link: string, ttlSeconds: number): MailMessage {
+export function passwordResetMessage(to: { email: string; name: string }, link: string, ttlSeconds: number, brandName: string): MailMessage {
   return {
     to: to.email,
-    subject: 'Reset your Latch password',
+    subject: `Reset your ${brandName} password`,
     text: [
       `Hello ${to.name},`,
       '',
-      'Someone (we hope you) asked to reset the password of your Latch account. Choose a new one here:',
+      `Someone (we hope you) asked to reset the password of your ${brandName} account. Choose a new one here:`,
       '',
       link,
       '',
@@ -40,11 +43,16 @@ export function passwordResetMessage(to: { email: string; name: string }, link: 
  * A second factor was added or removed (issue 17): the owner hears of it, so that a change they did not make
  * does not go unnoticed.
  */
-export function secondFactorChangedMessage(to: { email: string; name: string }, change: 'app-added' | 'app-removed' | 'recovery-codes-regenerated', accountUrl: string): MailMessage {
+export function secondFactorChangedMessage(
+  to: { email: string; name: string },
+  change: 'app-added' | 'app-removed' | 'recovery-codes-regenerated',
+  accountUrl: string,
+  brandName: string,
+): MailMessage {
   const what: readonly [string, string] = {
-    'app-added': ['An authenticator app was added to your Latch account', 'Two-step verification is now on: signing in asks for a code from the app after your password.'],
-    'app-removed': ['The authenticator app was removed from your Latch account', 'Two-step verification is now off: signing in needs only your password.'],
-    'recovery-codes-regenerated': ['New recovery codes for your Latch account', 'New recovery codes were made for your account; the old ones no longer work.'],
+    'app-added': [`An authenticator app was added to your ${brandName} account`, 'Two-step verification is now on: signing in asks for a code from the app after your password.'],
+    'app-removed': [`The authenticator app was removed from your ${brandName} account`, 'Two-step verification is now off: signing in needs only your password.'],
+    'recovery-codes-regenerated': [`New recovery codes for your ${brandName} account`, 'New recovery codes were made for your account; the old ones no longer work.'],
   }[change] as [string, string];
   return {
     to: to.email,
@@ -62,10 +70,10 @@ export function secondFactorChangedMessage(to: { email: string; name: string }, 
 }
 
 /** A passkey was added to or removed from the account (issue 17). */
-export function passkeyChangedMessage(to: { email: string; name: string }, change: 'added' | 'removed', passkeyName: string, accountUrl: string): MailMessage {
+export function passkeyChangedMessage(to: { email: string; name: string }, change: 'added' | 'removed', passkeyName: string, accountUrl: string, brandName: string): MailMessage {
   return {
     to: to.email,
-    subject: change === 'added' ? 'A passkey was added to your Latch account' : 'A passkey was removed from your Latch account',
+    subject: change === 'added' ? `A passkey was added to your ${brandName} account` : `A passkey was removed from your ${brandName} account`,
     text: [
       `Hello ${to.name},`,
       '',

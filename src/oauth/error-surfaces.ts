@@ -19,6 +19,7 @@ import { renderErrorPage } from '../http/render-page.js';
 import { recordClientFailure } from './client-failure-log.js';
 import { noteRequestFailure } from '../http/request-failure.js';
 import { noStore } from '../http/security-headers.js';
+import { noteSignInState } from '../session/sign-in-state.js';
 
 type ErrorHandler = (error: FastifyError | Error, request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply>;
 
@@ -135,6 +136,7 @@ export function authorizeErrorHandler(storage: Storage, config: Config): ErrorHa
     }
     reply.code(isCsrfFailure(thrown) ? 403 : error.status === 503 ? 503 : error.status >= 500 ? 500 : 400);
     setRetryAfter(reply, error);
+    if (!isDatabaseUnavailable(thrown)) await noteSignInState(storage, config, request);
     return renderErrorPage(reply, request, error);
   };
 }
@@ -153,8 +155,11 @@ function pageErrorName(status: number): string {
  * Latch's own pages: a person reads the error, so the page shows what happened and the request id, never an
  * OAuth error code (a PageError has none; anything else is shown by its description only).
  */
-export function pageErrorHandler(): ErrorHandler {
+export function pageErrorHandler(signIn?: { storage: Storage; config: Config }): ErrorHandler {
   return async (thrown, request, reply) => {
+    // The header says whether the person is signed in, on error pages too (issue 19 item 2).
+    // Not while the database is away: the page says so, and the header offers "Sign in".
+    if (signIn && !isDatabaseUnavailable(thrown)) await noteSignInState(signIn.storage, signIn.config, request);
     if (thrown instanceof PageError) {
       reply.code(thrown.status);
       noteRequestFailure(request, { error: pageErrorName(thrown.status), reason: thrown.description, outcome: 'page failed' });

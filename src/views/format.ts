@@ -12,27 +12,8 @@ export function describeDuration(seconds: number): string {
   return `${Math.round(seconds / 60)} minutes`;
 }
 
-/** "Chrome on Linux" from a User-Agent header, or a short fallback. */
-export function describeUserAgent(userAgent: string | null): string {
-  if (!userAgent) return 'Unknown device';
-  const browser =
-    /Edg\//.test(userAgent) ? 'Edge'
-    : /Firefox\//.test(userAgent) ? 'Firefox'
-    : /(Chrome|Chromium|HeadlessChrome)\//.test(userAgent) ? 'Chrome'
-    : /Safari\//.test(userAgent) ? 'Safari'
-    : /^curl\//.test(userAgent) ? 'curl'
-    : null;
-  const system =
-    /iPhone|iPad/.test(userAgent) ? 'iOS'
-    : /Android/.test(userAgent) ? 'Android'
-    : /Windows/.test(userAgent) ? 'Windows'
-    : /Mac OS X|Macintosh/.test(userAgent) ? 'macOS'
-    : /Linux|X11/.test(userAgent) ? 'Linux'
-    : null;
-  if (browser && system) return `${browser} on ${system}`;
-  if (browser || system) return (browser ?? system) as string;
-  return userAgent.length > 60 ? `${userAgent.slice(0, 57)}…` : userAgent;
-}
+/** "Chrome 131 on Linux" from a User-Agent header, or a short fallback (user-agent.ts). */
+export { describeUserAgent } from './user-agent.js';
 
 /** What a client receives for each scope, in words a person understands (consent and connected apps). */
 export function describeScopes(scope: readonly string[]): string[] {

@@ -1,5 +1,6 @@
 /** The shared page frame. Rendered to a string by preact-render-to-string, which escapes every value. */
 import type { ComponentChildren } from 'preact';
+import { usePageContext } from './page-context.js';
 
 export interface LayoutProps {
   title: string;
@@ -19,14 +20,18 @@ export interface LayoutProps {
 
 export function Layout({ title, children, wide, signedIn, withCopyScript, inFlow, current }: LayoutProps) {
   const here = (page: LayoutProps['current']) => (current === page ? { 'aria-current': 'page' as const } : {});
+  // The brand and the request's sign-in state come from http/render-page.tsx; a page that knows better says so.
+  const { brand, stylesheetHref, signedIn: requestSignedIn } = usePageContext();
+  signedIn = signedIn ?? requestSignedIn ?? false;
   return (
     <html lang="en">
       <head>
         <meta charset="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <meta name="referrer" content="no-referrer" />
-        <title>{`${title} · Latch`}</title>
-        <link rel="stylesheet" href="/assets/latch.css" />
+        <title>{title === brand.name ? title : `${title} · ${brand.name}`}</title>
+        <link rel="stylesheet" href={stylesheetHref} />
+        {brand.faviconUrl ? <link rel="icon" href={brand.faviconUrl} /> : <link rel="icon" href="/favicon.svg" type="image/svg+xml" />}
         {/* Progressive enhancement only (copy buttons): every page works without it. CSP: script-src 'self'. */}
         {withCopyScript ? <script src="/assets/latch.js" defer /> : null}
       </head>
@@ -36,7 +41,9 @@ export function Layout({ title, children, wide, signedIn, withCopyScript, inFlow
         </a>
         <header class="site">
           <a class="brand" href="/">
-            Latch
+            {/* alt="": the name is written beside the logo. */}
+            {brand.logoUrl ? <img class="brand-logo" src={brand.logoUrl} alt="" height={28} /> : null}
+            {brand.name}
           </a>
           <nav aria-label="Main">
             {inFlow ? null : signedIn ? (
@@ -56,7 +63,16 @@ export function Layout({ title, children, wide, signedIn, withCopyScript, inFlow
         <main id="content" class={wide ? 'wide' : undefined}>
           {children}
         </main>
-        <footer class="site">Latch identity provider</footer>
+        <footer class="site">
+          <span>{brand.name}</span>
+          {brand.privacyUrl || brand.termsUrl || brand.helpUrl ? (
+            <nav aria-label="Legal and help">
+              {brand.privacyUrl ? <a href={brand.privacyUrl}>Privacy</a> : null}
+              {brand.termsUrl ? <a href={brand.termsUrl}>Terms</a> : null}
+              {brand.helpUrl ? <a href={brand.helpUrl}>Help</a> : null}
+            </nav>
+          ) : null}
+        </footer>
       </body>
     </html>
   );

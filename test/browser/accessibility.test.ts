@@ -296,7 +296,7 @@ describe('accessibility of every page (axe-core in Chromium)', () => {
     assert.equal(response?.status(), 400);
     await checkPage(t, page, '32-authorize-error-unknown-client');
     await page.goto(authorizeUrl(origin, { client_id: app.clientId, redirect_uri: 'https://elsewhere.example.test/cb', response_type: 'code', scope: 'profile' }));
-    assert.match(await page.locator('main').innerText(), /not registered/);
+    assert.match(await page.locator('main').innerText(), /Shuttle Planner sent you here with a sign-in request that cannot be accepted/);
     await checkPage(t, page, '33-authorize-error-redirect-uri');
     assert.equal((await page.goto(`${origin}/no-such-page`))?.status(), 404);
     await checkPage(t, page, '34-not-found');

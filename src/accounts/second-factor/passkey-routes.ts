@@ -41,7 +41,7 @@ const addressOnly = (request: FastifyRequest) => `passkey@${request.ip}`;
 const refuse = (reply: FastifyReply, description: string) => reply.code(400).send({ error: 'invalid_request', error_description: description });
 
 async function tellOwner(request: FastifyRequest, mailer: Mailer, config: Config, user: User, change: 'added' | 'removed', name: string) {
-  const sending = mailer.send(passkeyChangedMessage(user, change, name, `${config.issuer}/account/two-step`));
+  const sending = mailer.send(passkeyChangedMessage(user, change, name, `${config.issuer}/account/two-step`, config.brand.name));
   const logFailure = (error: unknown) => request.log.error({ err: error, userId: user.id }, 'could not send the passkey mail');
   if (mailer.kind === 'smtp') sending.catch(logFailure);
   else await sending.catch(logFailure);

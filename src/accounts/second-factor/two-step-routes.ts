@@ -81,7 +81,7 @@ export function registerTwoStepRoutes(app: FastifyInstance, deps: AccountPageDep
   }
 
   async function tellOwner(request: FastifyRequest, user: User, change: Parameters<typeof secondFactorChangedMessage>[1]) {
-    const sending = mailer.send(secondFactorChangedMessage(user, change, `${config.issuer}/account/two-step`));
+    const sending = mailer.send(secondFactorChangedMessage(user, change, `${config.issuer}/account/two-step`, config.brand.name));
     const logFailure = (error: unknown) => request.log.error({ err: error, userId: user.id }, 'could not send the two-step verification mail');
     if (mailer.kind === 'smtp') sending.catch(logFailure);
     else await sending.catch(logFailure);

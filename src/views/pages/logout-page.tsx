@@ -50,7 +50,7 @@ export interface SignedOutPageProps {
 
 export function SignedOutPage({ app }: SignedOutPageProps) {
   return (
-    <Layout title="You are signed out">
+    <Layout title="You are signed out" signedIn={false}>
       <div class="card" role="status">
         <h1>You are signed out</h1>
         <p>You are no longer signed in to Latch in this browser.</p>
@@ -81,13 +81,16 @@ export function LogoutErrorPage({ description, requestId, signOut }: LogoutError
     <Layout title="This sign-out request cannot be followed" signedIn={signOut !== null}>
       <div class="card" role="alert">
         <h1>This sign-out request cannot be followed</h1>
-        <p>{description}</p>
-        <p class="muted">
-          Error <code>invalid_request</code> · Request id <code>{requestId}</code>
+        <p>
+          The app that sent you here made a mistake in its sign-out request, so you will not be sent back to it from here.
         </p>
+        {/* The exact reason is for the app's developer: folded away, below the plain words (issue 19 item 2). */}
+        <details>
+          <summary>Details for the app's developer</summary>
+          <p>{description}</p>
+        </details>
         <p class="hint">
-          The application that sent you here made a mistake in its sign-out request, so Latch will not send you back to it. If you
-          develop that application, the description above says what to fix.
+          If this keeps happening, quote this request id: <code>{requestId}</code>.
         </p>
         {signOut ? (
           <PostButton action={LOGOUT_CONFIRM_ACTION} csrfToken={signOut.csrfToken} label="Sign out">

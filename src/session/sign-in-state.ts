@@ -1,0 +1,26 @@
+/**
+ * Whether the browser is signed in, for the header of every page (issue 19 item 2): a page that does not read
+ * the session itself (an error page, "Check your email") still shows "Account" to a signed-in person and "Sign
+ * in" to anyone else. Looked up once per request, and only when the session cookie came with it.
+ */
+import type { FastifyRequest } from 'fastify';
+import type { Config } from '../config.js';
+import { hashSecret } from '../crypto/secrets.js';
+import type { Storage } from '../storage/storage.js';
+import { sessionCookieName } from './browser-session.js';
+
+export async function noteSignInState(storage: Storage, config: Config, request: FastifyRequest): Promise<boolean> {
+  if (request.browserSignedIn !== undefined) return request.browserSignedIn;
+  const sessionId = request.cookies?.[sessionCookieName(config)];
+  let signedIn = false;
+  if (sessionId) {
+    try {
+      signedIn = (await storage.browserSessions.findActive(hashSecret(sessionId), new Date())) !== null;
+    } catch {
+      // The database is away (the page being drawn may be saying so): the header offers "Sign in", the safe default.
+      signedIn = false;
+    }
+  }
+  request.browserSignedIn = signedIn;
+  return signedIn;
+}
