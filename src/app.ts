@@ -26,6 +26,7 @@ import { registerBatchedWrites } from './http/batched-writes.js';
 import { registerHealthRoutes } from './http/health.js';
 import { assertWellFormedPercentEncoding } from './http/percent-encoding.js';
 import { createRouteMethods } from './http/route-methods.js';
+import { createRateLimits, limitByAddress, limitClientRequests } from './http/rate-limits.js';
 import { noteRequestFailure, requestFailure } from './http/request-failure.js';
 import { computeHelmetHeaders, splitDocumentOnlyHeaders } from './http/security-headers.js';
 import './http/request-context.js';
@@ -197,6 +198,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.addHook('onRoute', (route) => routeMethods.add(route.method, route.url));
   const attemptCounter = deps.attemptCounter ?? createMemoryAttemptCounter();
   const sessionEndings = deps.sessionEndings ?? noSessionEndings;
+  // Limits on every door (http/rate-limits.ts): counted in memory, shared through the given counter (Redis) if any.
+  const rateLimits = createRateLimits(config.limits, deps.attemptCounter);
+  app.addHook('onClose', async () => rateLimits.close());
   const signInThrottle = new SignInThrottle(attemptCounter, {
     maxFailuresPerAccount: config.signInMaxFailuresPerAccount,
     maxFailuresPerAddress: config.signInMaxFailuresPerAddress,
@@ -299,6 +303,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     api.setErrorHandler(oauthJsonErrorHandler(storage, 'token'));
     // Single-page apps (public clients) call these across origins; introspection stays closed to browsers.
     registerClientCors(api, storage, { '/oauth2/token': { rule: 'client', methods: 'POST' }, '/oauth2/revoke': { rule: 'client', methods: 'POST' } });
+    limitClientRequests(api, rateLimits);
     registerTokenRoute(api, { storage, config, signingKeys, audit });
     // The same bodies and client authentication as the token endpoint (RFC 7009 §2.1, RFC 7662 §2.1); each in
     // its own scope only so that a client's failures are recorded under the endpoint they happened at.
@@ -332,12 +337,14 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   await app.register(async function authorizeFlow(flow) {
     flow.addHook('onRequest', addDocumentHeaders);
+    limitByAddress(flow, rateLimits.authorize, 'page');
     flow.setErrorHandler(authorizeErrorHandler(storage, config));
     registerAuthorizeRoutes(flow, { storage, config, signingKeys, audit, stepUp: createStepUp(storage, config) });
   });
 
   await app.register(async function pages(pageScope) {
     pageScope.addHook('onRequest', addDocumentHeaders);
+    limitByAddress(pageScope, rateLimits.pages, 'page');
     pageScope.setErrorHandler(pageErrorHandler({ storage, config }));
     // Every page's header says whether the browser is signed in (session/sign-in-state.ts; issue 19 item 2).
     pageScope.addHook('preHandler', async (request) => {

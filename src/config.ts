@@ -9,6 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { sqlitePath } from './storage/database-url.js';
+import { parseLimits, type LimitSettings } from './config-limits.js';
 import { parseBrand, type BrandSettings } from './config-brand.js';
 
 /** Read once at start and never changed: everything built from it (the app, its cookies, its metadata) stays true. */
@@ -193,6 +194,8 @@ export interface Config {
    * in batches by the periodic cleanup (server.ts deleteExpiredRecords; README "Audit events").
    */
   readonly auditRetentionDays: number;
+  /** Rate limits per endpoint class and the lifetime of unused self-registered clients (config-limits.ts). */
+  readonly limits: LimitSettings;
   /**
    * The waits between a webhook's failed attempt and the next (`LATCH_WEBHOOK_RETRY_SECONDS`, seconds separated
    * by commas; default `30,120,600,3600,21600`: six attempts over about seven hours; `none`: no retries). Tests
@@ -328,6 +331,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     serverTiming: flag('LATCH_SERVER_TIMING'),
     tracing: parseTracing(env, problems),
     auditRetentionDays: integer('LATCH_AUDIT_RETENTION_DAYS', 90, 1, 3650),
+    limits: parseLimits(integer),
     webhookRetrySeconds: parseWebhookRetrySeconds(env.LATCH_WEBHOOK_RETRY_SECONDS, problems),
     ...parseRegistration(env, problems),
     brand,

@@ -25,7 +25,10 @@ const CLIENT_EVENT_RETENTION_SECONDS = 30 * 86400;
 const WEBHOOK_DELIVERY_RETENTION_SECONDS = 30 * 86400;
 /** Retired signing keys stay a day, so that `latch keys list` shows what happened, then go with their private parts. */
 const RETIRED_SIGNING_KEY_RETENTION_SECONDS = 86400;
-/** A client that registered itself (RFC 7591) and got no consent, code or token within this long is removed. */
+/**
+ * A client that registered itself (RFC 7591) and had no successful token exchange within this long is removed:
+ * the default of LATCH_REGISTRATION_UNUSED_SECONDS (config-limits.ts).
+ */
 export const UNUSED_REGISTRATION_SECONDS = 86400;
 
 export interface RunningServer {
@@ -60,7 +63,7 @@ async function inBatches(deleteBatch: (limit: number) => Promise<number>, limit:
 export async function deleteExpiredRecords(
   storage: Storage,
   // Audit retention left out: the default (90 days, LATCH_AUDIT_RETENTION_DAYS).
-  config: Pick<Config, 'refreshTokenReuseGraceSeconds'> & Partial<Pick<Config, 'auditRetentionDays'>>,
+  config: Pick<Config, 'refreshTokenReuseGraceSeconds'> & Partial<Pick<Config, 'auditRetentionDays' | 'limits'>>,
   now = new Date(),
   batchRows = CLEANUP_BATCH_ROWS,
 ): Promise<void> {
@@ -75,8 +78,10 @@ export async function deleteExpiredRecords(
   await inBatches((limit) => storage.outbox.deleteBefore(seconds(OUTBOX_RETENTION_SECONDS), limit), batchRows);
   await storage.signingKeys.deleteRetired(seconds(RETIRED_SIGNING_KEY_RETENTION_SECONDS));
   await inBatches((limit) => storage.auditEvents.deleteBefore(seconds((config.auditRetentionDays ?? 90) * 86400), limit), batchRows);
-  // Self-registered clients never used within a day (docs/protocol-decisions.md "Dynamic client registration").
-  await storage.clients.deleteUnusedRegistrations(seconds(UNUSED_REGISTRATION_SECONDS));
+  // Self-registered clients without a token exchange in their first LATCH_REGISTRATION_UNUSED_SECONDS
+  // (docs/protocol-decisions.md "Dynamic client registration").
+  const unusedBefore = seconds(config.limits?.unusedRegistrationSeconds ?? UNUSED_REGISTRATION_SECONDS);
+  await inBatches((limit) => storage.clients.deleteUnusedRegistrations(unusedBefore, limit), batchRows);
   await inBatches((limit) => storage.webhookDeliveries.deleteFinishedBefore(seconds(WEBHOOK_DELIVERY_RETENTION_SECONDS), limit), batchRows);
 }
 

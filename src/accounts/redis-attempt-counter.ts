@@ -2,7 +2,7 @@
  * Failure counters in Redis (`LATCH_REDIS_URL`), shared by every Latch process, so that sign-in throttling
  * holds across a cluster: an attacker spreading guesses over N processes gets no more than against one.
  *
- * Each counter is one Redis key in a fixed window: INCR, and EXPIRE when the INCR created it, in one Lua
+ * Each counter is one Redis key in a fixed window: INCRBY, and EXPIRE when the INCRBY created it, in one Lua
  * script so that the two cannot be separated by a crash.
  *
  * Redis may be away, at start as at run time. Then the counters live in this process's memory (degraded:
@@ -15,8 +15,8 @@ import { Redis } from 'ioredis';
 import { createMemoryAttemptCounter, type AttemptCounter, type OpenWindow } from './sign-in-throttle.js';
 
 const INCREMENT_IN_WINDOW = `
-local count = redis.call('INCR', KEYS[1])
-if count == 1 then redis.call('EXPIRE', KEYS[1], ARGV[1]) end
+local count = redis.call('INCRBY', KEYS[1], ARGV[2])
+if count == tonumber(ARGV[2]) then redis.call('EXPIRE', KEYS[1], ARGV[1]) end
 return count`;
 
 /** Adds a window counted in memory to Redis; a key Redis did not have takes the window's remaining time. */
@@ -131,10 +131,10 @@ export function createRedisAttemptCounter(redis: Redis, options: RedisAttemptCou
         async () => Number((await redis.get(key(name))) ?? 0),
         () => fallback.count(name, now),
       ),
-    increment: (name, windowSeconds, now) =>
+    increment: (name, windowSeconds, now, amount = 1) =>
       orFallback(
-        async () => Number(await redis.eval(INCREMENT_IN_WINDOW, 1, key(name), windowSeconds)),
-        () => fallback.increment(name, windowSeconds, now),
+        async () => Number(await redis.eval(INCREMENT_IN_WINDOW, 1, key(name), windowSeconds, amount)),
+        () => fallback.increment(name, windowSeconds, now, amount),
       ),
     reset: (name) =>
       orFallback(

@@ -9,8 +9,11 @@
 export interface AttemptCounter {
   /** Failures recorded under key in the current window. */
   count(key: string, now: Date): Promise<number>;
-  /** Records one failure; returns the count in the current window including it. */
-  increment(key: string, windowSeconds: number, now: Date): Promise<number>;
+  /**
+   * Records one failure (or `amount`: a rate limiter's counts of a process, http/rate-limiter.ts); returns the
+   * count in the current window including it.
+   */
+  increment(key: string, windowSeconds: number, now: Date, amount?: number): Promise<number>;
   reset(key: string): Promise<void>;
 }
 
@@ -43,16 +46,16 @@ export function createMemoryAttemptCounter(maxKeys = 100_000): MemoryAttemptCoun
     async count(key, now) {
       return live(key, now)?.count ?? 0;
     },
-    async increment(key, windowSeconds, now) {
+    async increment(key, windowSeconds, now, amount = 1) {
       const entry = live(key, now);
-      if (entry) return ++entry.count;
+      if (entry) return (entry.count += amount);
       // Bound memory under an attack from many addresses: drop the oldest window.
       if (windows.size >= maxKeys) {
         const oldest = windows.keys().next().value;
         if (oldest !== undefined) windows.delete(oldest);
       }
-      windows.set(key, { count: 1, resetAt: now.getTime() + windowSeconds * 1000 });
-      return 1;
+      windows.set(key, { count: amount, resetAt: now.getTime() + windowSeconds * 1000 });
+      return amount;
     },
     async reset(key) {
       windows.delete(key);

@@ -14,6 +14,7 @@ import { ClientRegistrationError, checkLogoutSettings, registerClientOfAnyKind }
 import type { Config } from '../config.js';
 import { generateSecret, hashesEqual, hashSecret, SECRET_PREFIX } from '../crypto/secrets.js';
 import { AccessDenied, InvalidClientMetadata, InvalidToken } from '../errors.js';
+import { sendJsonTooMany } from '../http/rate-limits.js';
 import { noStore } from '../http/security-headers.js';
 import type { Client, Storage } from '../storage/storage.js';
 import { readClientMetadata } from './request/client-metadata.js';
@@ -22,10 +23,10 @@ import { extractAccessToken } from './userinfo.js';
 const epochSeconds = (date: Date) => Math.floor(date.getTime() / 1000);
 
 /**
- * Open registration per client address: at most this many in a window (the sign-in throttle's counter, shared
- * across processes through Redis when configured). Callers with the initial access token are not counted.
+ * Open registration per client address: at most LATCH_RATE_LIMIT_REGISTRATION (default 20) in this window (the
+ * sign-in throttle's counter, shared across processes through Redis when configured). Callers with the initial
+ * access token are not counted.
  */
-export const OPEN_REGISTRATIONS_PER_ADDRESS = 20;
 export const OPEN_REGISTRATION_WINDOW_SECONDS = 3600;
 
 /** The part of the attempt counter (accounts/sign-in-throttle.ts) registration uses. */
@@ -105,15 +106,20 @@ export function registerRegistrationRoutes(
     if (config.registration === 'open' && !metadata.isPublic) {
       throw new InvalidClientMetadata('Open registration on this server is for public clients only: register with token_endpoint_auth_method none (and PKCE), or ask the operator for an initial access token');
     }
-    if (config.registration === 'open') {
+    const perAddress = config.limits.registrationsPerAddressPerHour;
+    if (config.registration === 'open' && perAddress > 0) {
       // Counted only once the request is valid, so that a client fixing its metadata is not locked out.
       const count = await counter.increment(`registration:${request.ip}`, OPEN_REGISTRATION_WINDOW_SECONDS, new Date());
-      if (count > OPEN_REGISTRATIONS_PER_ADDRESS) {
-        // No RFC 7591 error fits; 429 with Retry-After (RFC 6585 §4), in the JSON error shape.
-        return sendJson(reply.header('retry-after', String(OPEN_REGISTRATION_WINDOW_SECONDS)), 429, {
-          error: 'temporarily_unavailable',
-          error_description: `Too many registrations from this address: at most ${OPEN_REGISTRATIONS_PER_ADDRESS} an hour; register once and keep the client_id`,
-        });
+      if (count > perAddress) {
+        // No RFC 7591 error fits; 429 with Retry-After (RFC 6585 §4), in the JSON error shape of every door
+        // (docs/protocol-decisions.md "Rate limits"). The window began at this address's first registration,
+        // so an hour is the longest wait.
+        return sendJsonTooMany(
+          request,
+          reply,
+          OPEN_REGISTRATION_WINDOW_SECONDS,
+          `Too many registrations from this address: at most ${perAddress} an hour; register once and keep the client_id`,
+        );
       }
     }
     const registrationAccessToken = generateSecret(SECRET_PREFIX.registrationAccessToken);

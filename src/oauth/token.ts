@@ -15,6 +15,7 @@ import { GRANTS } from './grants/index.js';
 import { readClientRequest } from './request/client-authentication.js';
 import { readParam } from './request/params.js';
 import { createLastUsedRecorder } from './tokens/last-used.js';
+import { createFirstUseRecorder } from './registration-first-use.js';
 import { buildTokenResponse } from './tokens/token-response.js';
 
 export interface TokenRouteDeps {
@@ -28,6 +29,7 @@ const SUPPORTED = [...GRANTS.keys()].join(', ');
 
 export function registerTokenRoute(app: FastifyInstance, { storage, config, signingKeys, audit }: TokenRouteDeps): void {
   const lastUsed = createLastUsedRecorder(storage);
+  const firstUse = createFirstUseRecorder(storage);
   app.post('/oauth2/token', async (request, reply) => {
     noStore(reply);
     const now = new Date();
@@ -46,6 +48,8 @@ export function registerTokenRoute(app: FastifyInstance, { storage, config, sign
     await signingKeys.ensureLoaded();
     const issued = await grant.issue({ storage, config, client, params, now, audit, source: request });
     if (issued.user) lastUsed.record(issued.user.id, client.clientId, now, request.log);
+    // A self-registered client is kept once it has had a token exchange (registration-first-use.ts).
+    if (client.registeredDynamically) await firstUse(client, now, request.log);
     audit.record(request, { type: grant.issuedEvent, userId: issued.user?.id ?? null, clientId: client.clientId, details: { scope: issued.scope, refresh_token_issued: issued.refreshToken !== undefined } });
     noteTokensIssued(request, grantType);
     return reply.type('application/json; charset=utf-8').send(await buildTokenResponse(issued, { client, config, signingKeys, now }));

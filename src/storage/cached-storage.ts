@@ -49,6 +49,8 @@ export const METHOD_EFFECTS: MethodEffects = {
     // Its tokens, consents and codes go with it (cascade).
     delete: 'invalidates',
     deleteUnusedRegistrations: 'invalidates',
+    // A column no cached answer carries (Client has no first use).
+    markUsed: 'keeps cached reads',
   },
   authorizationCodes: { insert: 'keeps cached reads', consume: 'keeps cached reads', findByHash: 'read', deleteExpired: 'keeps cached reads' },
   tokens: {

@@ -58,6 +58,8 @@ export interface ClientsTable {
   require_mfa: Generated<number>;
   /** 1 when the client registered itself (RFC 7591), 0 when a person or the CLI registered it. */
   registered_dynamically: Generated<number>;
+  /** A self-registered client's first successful token exchange; null until then (unused ones are removed). */
+  first_used_at: number | null;
 }
 
 export interface AuthorizationCodesTable {

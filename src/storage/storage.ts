@@ -151,10 +151,15 @@ export interface ClientRepository {
   /** Deletes the client and, by cascade, its codes, tokens, consents and events. */
   delete(clientId: string): Promise<boolean>;
   /**
-   * Deletes clients that registered themselves (RFC 7591) before `before` and were never used: no consent, no
-   * code, no token. Returns how many.
+   * Deletes clients that registered themselves (RFC 7591) before `before` and never had a successful token
+   * exchange (markUsed), at most `limit` (the oldest first) when given. Returns how many.
    */
-  deleteUnusedRegistrations(before: Date): Promise<number>;
+  deleteUnusedRegistrations(before: Date, limit?: number): Promise<number>;
+  /**
+   * Marks a client that registered itself as used at its first successful token exchange; later calls change
+   * nothing. Returns whether this call marked it.
+   */
+  markUsed(clientId: string, now: Date): Promise<boolean>;
 }
 
 export interface AuthorizationCode {

@@ -12,7 +12,7 @@ import { authorize, authorizeUrl, pkcePair, signIn } from '../helpers/oauth-flow
 import { pageText } from '../helpers/browser.js';
 import { runLatchCli } from '../helpers/cli.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
-import { deleteExpiredRecords, UNUSED_REGISTRATION_SECONDS } from '../../src/server.js';
+import { deleteExpiredRecords } from '../../src/server.js';
 
 const INITIAL_TOKEN = 'test-initial-access-token-0123456789abcdef';
 
@@ -49,7 +49,7 @@ for (const database of ['sqlite', 'postgres'] as const) {
       let server: TestServer;
       let user: TestUser;
       before(async () => {
-        server = await startTestServer({ database, env: { LATCH_REGISTRATION: 'open' } });
+        server = await startTestServer({ database, env: { LATCH_REGISTRATION: 'open', LATCH_REGISTRATION_UNUSED_SECONDS: '7200' } });
         const created = await server.createUser();
         user = { email: created.user.email, password: created.password };
       });
@@ -172,22 +172,37 @@ for (const database of ['sqlite', 'postgres'] as const) {
         assert.doesNotMatch(await consentText(known.clientId, known.redirectUris[0]!), /Unverified app/);
       });
 
-      test('a self-registered client never used within a day is removed by the cleanup; a used one and an operator-registered one stay', async () => {
-        const unused = (await register(server, { ...spaMetadata, client_name: 'Never Used' })).body;
+      test('a self-registered client without a token exchange in LATCH_REGISTRATION_UNUSED_SECONDS is removed in batches; one that exchanged a code stays after its tokens are gone', async () => {
+        // Three never used (one of them consented to, but its code never exchanged), one used once.
+        const unused = [];
+        for (const name of ['Never Used 1', 'Never Used 2']) unused.push((await register(server, { ...spaMetadata, client_name: name })).body);
+        const consentedOnly = (await register(server, { ...spaMetadata, client_name: 'Consented Only' })).body;
+        unused.push(consentedOnly);
         const used = (await register(server, { ...spaMetadata, client_name: 'Used Once' })).body;
+        const browser = new TestBrowser();
+        const redirectUri = spaMetadata.redirect_uris[0]!;
+        await authorize(browser, server.baseUrl, { response_type: 'code', client_id: consentedOnly.client_id, redirect_uri: redirectUri, code_challenge: pkcePair().challenge, code_challenge_method: 'S256' }, user);
         const pkce = pkcePair();
-        await authorize(
-          new TestBrowser(),
-          server.baseUrl,
-          { response_type: 'code', client_id: used.client_id, redirect_uri: spaMetadata.redirect_uris[0], code_challenge: pkce.challenge, code_challenge_method: 'S256' },
-          user,
-        );
+        const redirect = await authorize(browser, server.baseUrl, { response_type: 'code', client_id: used.client_id, redirect_uri: redirectUri, code_challenge: pkce.challenge, code_challenge_method: 'S256' }, user);
+        const exchanged = await postToken(server.baseUrl, {
+          form: { grant_type: 'authorization_code', code: redirect.searchParams.get('code')!, redirect_uri: redirectUri, client_id: used.client_id, code_verifier: pkce.verifier },
+        });
+        assert.equal(exchanged.status, 200, exchanged.text);
+        const [usedRow] = await findRows(server, 'clients', { client_id: used.client_id });
+        assert.notEqual(usedRow?.first_used_at ?? null, null, 'the first token exchange is recorded');
+        const [unusedRow] = await findRows(server, 'clients', { client_id: consentedOnly.client_id });
+        assert.equal(unusedRow?.first_used_at, null, 'a consent alone is no use');
         const operators = await server.createClient({ name: 'Operator App' });
-        await deleteExpiredRecords(server.storage, server.config, new Date(Date.now() + (UNUSED_REGISTRATION_SECONDS - 60) * 1000));
-        assert.ok(await server.storage.clients.findById(unused.client_id), 'not before a day has passed');
-        await deleteExpiredRecords(server.storage, server.config, new Date(Date.now() + (UNUSED_REGISTRATION_SECONDS + 60) * 1000));
-        assert.equal(await server.storage.clients.findById(unused.client_id), null);
-        assert.ok(await server.storage.clients.findById(used.client_id), 'it has a consent');
+
+        const limit = server.config.limits.unusedRegistrationSeconds;
+        assert.equal(limit, 7200, 'LATCH_REGISTRATION_UNUSED_SECONDS is read');
+        await deleteExpiredRecords(server.storage, server.config, new Date(Date.now() + (limit - 60) * 1000), 1);
+        for (const client of unused) assert.ok(await server.storage.clients.findById(client.client_id), 'not before the stated time');
+        // Long after: every token of the used client has expired and gone (a year, past the refresh lifetime).
+        await deleteExpiredRecords(server.storage, server.config, new Date(Date.now() + 400 * 86400 * 1000), 1);
+        for (const client of unused) assert.equal(await server.storage.clients.findById(client.client_id), null, `${client.client_name} is removed`);
+        assert.deepEqual(await findRows(server, 'access_tokens', { client_id: used.client_id }), [], 'its tokens are gone');
+        assert.ok(await server.storage.clients.findById(used.client_id), 'it had a token exchange');
         assert.ok(await server.storage.clients.findById(operators.clientId), 'registered by an operator');
       });
 

@@ -3,6 +3,7 @@ import { DEFAULT_SIGNING_ALGORITHM, isSigningAlgorithm } from '../../crypto/sign
 import type { ClientRow, Database } from '../database.js';
 import type { Client, ClientGrantType, ClientPatch, ClientRepository, NewClient } from '../storage.js';
 import { precompileQuery, type Parameter } from '../precompiled-query.js';
+import { deleteRows } from './batched-delete.js';
 import type { QueryExecutor } from '../query-executor.js';
 import { fromEpochSeconds, fromNullableEpochSeconds, fromScopeText, toEpochSeconds, toNullableEpochSeconds, toScopeText } from './columns.js';
 
@@ -120,25 +121,28 @@ export function createClientRepository(db: Kysely<Database>, executor: QueryExec
       return Number(result.numUpdatedRows) > 0;
     },
 
-    async deleteUnusedRegistrations(before) {
-      const unused = (table: 'consents' | 'authorization_codes' | 'access_tokens' | 'refresh_tokens' | 'service_tokens') =>
-        // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a correlated reference Kysely cannot type across tables
-        (db as Kysely<any>).selectFrom(table).select('client_id').whereRef(`${table}.client_id`, '=', 'clients.client_id');
+    async deleteUnusedRegistrations(before, limit) {
+      // Read from the partial index clients_unused_registrations (migration 2026_11_25_0430), oldest first; their
+      // consents, codes and tokens go with them (cascade).
+      return deleteRows(
+        db,
+        'clients',
+        'client_id',
+        'created_at',
+        (query) => query.where('registered_dynamically', '=', 1).where('first_used_at', 'is', null).where('created_at', '<', toEpochSeconds(before)),
+        limit,
+      );
+    },
+
+    async markUsed(clientId, now) {
       const result = await db
-        .deleteFrom('clients')
+        .updateTable('clients')
+        .set({ first_used_at: toEpochSeconds(now) })
+        .where('client_id', '=', clientId)
         .where('registered_dynamically', '=', 1)
-        .where('created_at', '<', toEpochSeconds(before))
-        .where((eb) =>
-          eb.and([
-            eb.not(eb.exists(unused('consents'))),
-            eb.not(eb.exists(unused('authorization_codes'))),
-            eb.not(eb.exists(unused('access_tokens'))),
-            eb.not(eb.exists(unused('refresh_tokens'))),
-            eb.not(eb.exists(unused('service_tokens'))),
-          ]),
-        )
+        .where('first_used_at', 'is', null)
         .executeTakeFirst();
-      return Number(result.numDeletedRows);
+      return Number(result.numUpdatedRows) > 0;
     },
 
     async delete(clientId) {

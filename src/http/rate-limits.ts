@@ -1,0 +1,143 @@
+/**
+ * Limits on every door (issue 16 item 6; docs/protocol-decisions.md "Rate limits"): one rate limiter per endpoint
+ * class, and the hooks that answer 429 Too Many Requests (RFC 6585 §4) with Retry-After (RFC 9110 §10.2.3) in the
+ * surface's own error shape:
+ * - the client-authenticated API (token, revocation, introspection): per authenticated client, and separately the
+ *   failed client authentications per client id and address; OAuth JSON `temporarily_unavailable`;
+ * - the authorization endpoint and the consent decision: per address; an error page (nothing is redirected: the
+ *   request was not read, so its redirect_uri is not verified);
+ * - the pages: per address; an error page for a person.
+ * Registration keeps its own per-address limit on valid open registrations (oauth/registration.ts).
+ *
+ * Every check is a lookup in this process's memory; counts reach the shared counter (Redis when configured) in the
+ * background (rate-limiter.ts). Throttled answers are counted by the metrics' `latch_throttled_requests_total`.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { PageError } from '../errors.js';
+import type { LimitSettings } from '../config-limits.js';
+import { RateLimiter, SYNC_INTERVAL_MS, type WindowCounter } from './rate-limiter.js';
+import { renderErrorPage } from './render-page.js';
+import { noteRequestFailure } from './request-failure.js';
+import { noStore } from './security-headers.js';
+
+export interface RateLimits {
+  readonly token: RateLimiter;
+  readonly clientAuthFailures: RateLimiter;
+  readonly authorize: RateLimiter;
+  readonly pages: RateLimiter;
+  /** Adds every limiter's counts to the shared counter now (the timer does it every SYNC_INTERVAL_MS). */
+  sync(): Promise<void>;
+  close(): void;
+}
+
+/**
+ * The limiters of one app. With `shared` (the attempt counter given to the app: Redis in a deployment that has it),
+ * their counts are shared across processes; without, each process counts alone.
+ */
+export function createRateLimits(settings: LimitSettings, shared?: WindowCounter): RateLimits {
+  const limiter = (name: string, limit: number) => new RateLimiter({ name, limit, windowSeconds: settings.windowSeconds }, shared);
+  const limiters = {
+    token: limiter('token', settings.tokenPerClient),
+    clientAuthFailures: limiter('client-auth-failures', settings.clientAuthFailures),
+    authorize: limiter('authorize', settings.authorizePerAddress),
+    pages: limiter('pages', settings.pagesPerAddress),
+  };
+  const all = Object.values(limiters);
+  const sync = async () => {
+    await Promise.all(all.map((l) => l.sync()));
+  };
+  const timer = setInterval(() => {
+    const now = Date.now();
+    for (const l of all) l.sweep(now);
+    void sync();
+  }, shared ? SYNC_INTERVAL_MS : settings.windowSeconds * 1000);
+  timer.unref();
+  return { ...limiters, sync, close: () => clearInterval(timer) };
+}
+
+/** The claimed client id, before authentication: from HTTP Basic (RFC 6749 §2.3.1) or a form body's client_id. */
+export function claimedClientId(request: FastifyRequest): string {
+  const header = request.headers.authorization;
+  if (header !== undefined) {
+    const match = /^basic +([A-Za-z0-9+/=._~-]+)\s*$/i.exec(header);
+    if (!match?.[1]) return '';
+    const decoded = Buffer.from(match[1], 'base64').toString('utf8');
+    const colon = decoded.indexOf(':');
+    const id = colon < 0 ? decoded : decoded.slice(0, colon);
+    try {
+      return decodeURIComponent(id.replace(/\+/g, '%20')).slice(0, 256);
+    } catch {
+      return id.slice(0, 256);
+    }
+  }
+  // A multipart body is read in the route; its failures share the address's key with no client id.
+  const fromBody = (request.body as Record<string, unknown> | null | undefined)?.client_id;
+  return typeof fromBody === 'string' ? fromBody.slice(0, 256) : '';
+}
+
+/** 429 in the OAuth JSON shape (docs/protocol-decisions.md "Rate limits"), with Retry-After and the request id. */
+export function sendJsonTooMany(request: FastifyRequest, reply: FastifyReply, seconds: number, description: string): FastifyReply {
+  noteRequestFailure(request, { error: 'temporarily_unavailable', reason: description, outcome: 'rate limited' });
+  noStore(reply);
+  return reply
+    .code(429)
+    .header('retry-after', String(seconds))
+    .type('application/json; charset=utf-8')
+    .send({ error: 'temporarily_unavailable', error_description: description, request_id: request.id });
+}
+
+function sendPageTooMany(request: FastifyRequest, reply: FastifyReply, seconds: number): FastifyReply {
+  const error = new PageError(429, `Too many requests came from your network just now. Wait ${seconds} second${seconds === 1 ? '' : 's'}, then try again.`);
+  noteRequestFailure(request, { error: 'too_many_requests', reason: error.description, outcome: 'rate limited' });
+  return renderErrorPage(reply.code(429).header('retry-after', String(seconds)), request, error);
+}
+
+/**
+ * The client-authenticated API (its plugin scope: token, revocation, introspection). Checked before the route
+ * (the client as claimed, nothing read from storage); counted after the answer: a request whose client was found
+ * and not refused as invalid_client counts against that client, a failed authentication against the client id
+ * and address (so that nobody can spend another client's allowance by naming it).
+ */
+export function limitClientRequests(scope: FastifyInstance, limits: RateLimits): void {
+  const { token, clientAuthFailures } = limits;
+  if (!token.enabled && !clientAuthFailures.enabled) return;
+  const failureKey = (request: FastifyRequest) => `${claimedClientId(request)} ${request.ip}`;
+  scope.addHook('preHandler', (request, reply, done) => {
+    const now = Date.now();
+    const id = claimedClientId(request);
+    const failing = clientAuthFailures.wait(`${id} ${request.ip}`, now);
+    if (failing > 0) {
+      sendJsonTooMany(request, reply, failing, `Too many failed client authentications for this client from this address: at most ${clientAuthFailures.rule.limit} in ${clientAuthFailures.rule.windowSeconds} seconds; check the client id and secret, then retry after ${failing} seconds`);
+      return;
+    }
+    const busy = id === '' ? 0 : token.wait(id, now);
+    if (busy > 0) {
+      sendJsonTooMany(request, reply, busy, `Too many requests from this client: at most ${token.rule.limit} in ${token.rule.windowSeconds} seconds; retry after ${busy} seconds`);
+      return;
+    }
+    done();
+  });
+  scope.addHook('onResponse', (request, reply, done) => {
+    const status = reply.statusCode;
+    if (status !== 429) {
+      const client = request.latchClient;
+      if (status === 401 && reply.getHeader('www-authenticate')?.toString().startsWith('Basic')) clientAuthFailures.hit(failureKey(request), Date.now());
+      else if (client) token.hit(client.clientId, Date.now());
+    }
+    done();
+  });
+}
+
+/** One class of doors limited per client address (`request.ip`: the proxy's forwarded one with LATCH_TRUST_PROXY). */
+export function limitByAddress(scope: FastifyInstance, limiter: RateLimiter, answer: 'json' | 'page'): void {
+  if (!limiter.enabled) return;
+  scope.addHook('onRequest', (request, reply, done) => {
+    const seconds = limiter.hit(request.ip, Date.now());
+    if (seconds === 0) {
+      done();
+      return;
+    }
+    if (answer === 'page') sendPageTooMany(request, reply, seconds);
+    else sendJsonTooMany(request, reply, seconds, `Too many requests from this address: at most ${limiter.rule.limit} in ${limiter.rule.windowSeconds} seconds; retry after ${seconds} seconds`);
+  });
+}
