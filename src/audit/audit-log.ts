@@ -48,8 +48,8 @@ export const COMMAND_LINE = 'cli';
 const MAX_USER_AGENT_LENGTH = 300;
 /** How long an event waits in the buffer before the buffer is written (BENCHMARKS.md, "Audit events: buffered inserts"). */
 export const FLUSH_DELAY_MS: Readonly<Record<Storage['dialect'], number>> = {
-  // The next turn of the event loop: the insert joins that turn's group commit with the requests' own writes
-  // (no commit of its own), and the events are gone before V8 would promote them to its old generation.
+  // The next turn of the event loop: the events are gone before V8 would promote them to its old generation,
+  // and the insert waits (deferrable) for the next group commit of the requests' own writes, never its own.
   sqlite: 0,
   // Every write is a statement and a commit, with a fixed cost on both sides: fewer, larger batches.
   postgres: 50,

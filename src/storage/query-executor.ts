@@ -24,15 +24,29 @@ export type WritePlan<T> = Generator<CompiledQuery, T, QueryResult<unknown>>;
  * their own (a data-modifying CTE doing the plan's whole write in one statement) and correct without a
  * transaction around them. Executors that run plans cheaply (the SQLite engine, a transaction) ignore it.
  */
-export interface RunOptions<T> {
+export interface RunOptions<T> extends WriteOptions {
   autocommit?: () => WritePlan<T>;
+}
+
+export interface WriteOptions {
+  /**
+   * The write may wait a moment for a commit that happens anyway (the SQLite engine's group commit,
+   * sqlite/group-commit.ts writeWithNext): for writes nobody waits on, such as buffered audit events. Readers
+   * of what such writes write read with ReadOptions.seeDeferredWrites. Other executors write at once.
+   */
+  deferrable?: boolean;
+}
+
+export interface ReadOptions {
+  /** See every deferrable write this process has made (they are committed first, if any is waiting). */
+  seeDeferredWrites?: boolean;
 }
 
 export interface QueryExecutor {
   /** Runs a select on committed data. */
-  read<Row>(query: CompiledQuery<Row>): Promise<QueryResult<Row>>;
+  read<Row>(query: CompiledQuery<Row>, options?: ReadOptions): Promise<QueryResult<Row>>;
   /** Runs one statement that writes, atomically on its own. */
-  write<Row>(query: CompiledQuery<Row>): Promise<QueryResult<Row>>;
+  write<Row>(query: CompiledQuery<Row>, options?: WriteOptions): Promise<QueryResult<Row>>;
   /** Runs every statement of a plan or none: a plan that throws writes nothing. */
   run<T>(plan: WritePlan<T>, options?: RunOptions<T>): Promise<T>;
 }

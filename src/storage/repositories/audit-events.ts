@@ -121,12 +121,18 @@ function* insertWithDeliveries(db: Kysely<Database>, events: readonly NewAuditEv
   if (plain.length > 0) yield compileAuditInsert(db, plain);
 }
 
+/**
+ * Events are written when convenient: on the embedded database with the next group commit of the requests'
+ * own writes (query-executor.ts WriteOptions), not in a commit of their own.
+ */
+const DEFERRABLE = { deferrable: true } as const;
+
 export function createAuditEventRepository(db: Kysely<Database>, executor: QueryExecutor): AuditEventRepository {
   return {
     async insertMany(events, webhooks) {
       if (events.length === 0) return;
       if (webhooks !== undefined && events.some((event) => (webhooks.get(event) ?? []).length > 0)) {
-        await executor.run(insertWithDeliveries(db, events, webhooks));
+        await executor.run(insertWithDeliveries(db, events, webhooks), DEFERRABLE);
         return;
       }
       const statements = [];
@@ -134,7 +140,7 @@ export function createAuditEventRepository(db: Kysely<Database>, executor: Query
         statements.push(compileAuditInsert(db, events.slice(start, start + ROWS_PER_STATEMENT).map(toRow)));
       }
       if (statements.length === 1) {
-        await executor.write(statements[0]!);
+        await executor.write(statements[0]!, DEFERRABLE);
         return;
       }
       // Several statements: all or none, so that a batch retried after a failure is never written twice.
@@ -142,6 +148,7 @@ export function createAuditEventRepository(db: Kysely<Database>, executor: Query
         (function* (): WritePlan<void> {
           for (const statement of statements) yield statement;
         })(),
+        DEFERRABLE,
       );
     },
 
@@ -157,7 +164,8 @@ export function createAuditEventRepository(db: Kysely<Database>, executor: Query
       // substr, not LIKE (type names hold `_`) and not a range (PostgreSQL's collations may ignore the dots).
       if (filter.typePrefix !== undefined) query = query.where(sql<string>`substr(${sql.ref('e.type')}, 1, ${sql.lit(filter.typePrefix.length)})`, '=', filter.typePrefix);
       if (filter.since !== undefined) query = query.where('e.created_at', '>=', toEpochSeconds(filter.since));
-      const rows = await query.orderBy('e.created_at', 'desc').orderBy('e.id', 'desc').limit(filter.limit).execute();
+      // Through the executor, to see the events this process has written but not yet committed (DEFERRABLE).
+      const { rows } = await executor.read(query.orderBy('e.created_at', 'desc').orderBy('e.id', 'desc').limit(filter.limit).compile(), { seeDeferredWrites: true });
       return rows.map(toListedEvent);
     },
 

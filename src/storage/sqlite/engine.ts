@@ -20,7 +20,7 @@ import { runPlanNow, type QueryExecutor } from '../query-executor.js';
 import { SAFETY_NET_AUTOCHECKPOINT_PAGES, SqliteCheckpointer } from './checkpointer.js';
 import { openSqlite, type SqliteSynchronous } from './connection.js';
 import { FileInvalidationSignal } from './file-signal.js';
-import { SqliteGroupCommit } from './group-commit.js';
+import { SqliteGroupCommit, type ExecuteNow } from './group-commit.js';
 
 export interface SqliteEngineOptions {
   /** Checkpoint the WAL from a worker thread instead of inside commits (serving processes; checkpointer.ts). */
@@ -55,9 +55,18 @@ export function openSqliteEngine(path: string, options: SqliteEngineOptions = {}
   return {
     db,
     executor: {
-      read: async (query) => groupCommit.read(query),
-      write: (query) => groupCommit.write((execute) => execute(query)),
-      run: (plan) => groupCommit.write((execute) => runPlanNow(plan, execute)),
+      read: async (query, options) => {
+        if (options?.seeDeferredWrites) await groupCommit.ridersWritten();
+        return groupCommit.read(query);
+      },
+      write: (query, options) => {
+        const unit = (execute: ExecuteNow) => execute(query);
+        return options?.deferrable ? groupCommit.writeWithNext(unit) : groupCommit.write(unit);
+      },
+      run: (plan, options) => {
+        const unit = (execute: ExecuteNow) => runPlanNow(plan, execute);
+        return options?.deferrable ? groupCommit.writeWithNext(unit) : groupCommit.write(unit);
+      },
     },
     signal,
     groupCommit,

@@ -122,6 +122,44 @@ describe('SQLite group commit', () => {
     assert.equal(walCommits(path) - before, 2);
   });
 
+  test('a deferrable write rides along with the next commit of other writes instead of committing on its own', async () => {
+    const [rider, request] = [uniqueEmail('rider'), uniqueEmail('request')];
+    const before = walCommits(path);
+    const riding = fastPath.writeWithNext((execute) => execute(insertUser(storage.db, rider)), 5000);
+    await nextRound();
+    await nextRound();
+    assert.deepEqual(committedElsewhere(path, [rider]), [false], 'it waits for a commit to join');
+    await fastPath.write((execute) => execute(insertUser(storage.db, request)));
+    await riding;
+    assert.equal(walCommits(path) - before, 1, 'one commit for both');
+    assert.deepEqual(committedElsewhere(path, [rider, request]), [true, true]);
+  });
+
+  test('with no other write, a deferrable write commits on its own after its wait', async () => {
+    const rider = uniqueEmail('alone');
+    const started = Date.now();
+    await fastPath.writeWithNext((execute) => execute(insertUser(storage.db, rider)), 30);
+    assert.ok(Date.now() - started >= 25, 'not before its wait');
+    assert.deepEqual(committedElsewhere(path, [rider]), [true]);
+  });
+
+  test('a read that asks to see deferred writes commits the waiting ones first; a plain read does not wait for them', async () => {
+    const rider = uniqueEmail('seen');
+    const riding = fastPath.writeWithNext((execute) => execute(insertUser(storage.db, rider)), 5000);
+    assert.equal((await openedEngine.executor.read(selectUser(storage.db, rider))).rows.length, 0);
+    assert.equal((await openedEngine.executor.read(selectUser(storage.db, rider), { seeDeferredWrites: true })).rows.length, 1);
+    await riding;
+  });
+
+  test('a deferrable unit that fails is undone alone; the writes it rode with are written', async () => {
+    const [taken, request] = [uniqueEmail('taken-rider'), uniqueEmail('with-rider')];
+    await fastPath.write((execute) => execute(insertUser(storage.db, taken)));
+    const riding = fastPath.writeWithNext((execute) => execute(insertUser(storage.db, taken)), 5000);
+    await fastPath.write((execute) => execute(insertUser(storage.db, request)));
+    await assert.rejects(riding, /UNIQUE/);
+    assert.deepEqual(committedElsewhere(path, [request]), [true]);
+  });
+
   test('a unit that throws is rolled back alone and rejects; the others in its commit are written', async () => {
     const [a, b, c] = [uniqueEmail('a'), uniqueEmail('b'), uniqueEmail('c')];
     const before = walCommits(path);
@@ -343,6 +381,16 @@ describe('SQLite group commit: closing', () => {
       emails.map(() => 'fulfilled'),
     );
     assert.deepEqual(committedElsewhere(path, emails), emails.map(() => true));
+  });
+
+  test('close() commits the deferrable writes still waiting', async () => {
+    const path = newPath();
+    const { engine, storage } = await openEngine(path);
+    const email = uniqueEmail('closing-rider');
+    const riding = engine.groupCommit.writeWithNext((execute) => execute(insertUser(storage.db, email)), 60_000);
+    await storage.close();
+    await riding;
+    assert.deepEqual(committedElsewhere(path, [email]), [true]);
   });
 
   test('after close, writes reject and write nothing', async () => {
