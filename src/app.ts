@@ -41,6 +41,8 @@ import { registerDeveloperRoutes } from './developer/developer-routes.js';
 import { createMailer, type Mailer } from './mail/mailer.js';
 import { outboxPageIsAvailable, registerOutboxRoutes } from './mail/outbox-routes.js';
 import { registerAuthorizeRoutes } from './oauth/authorize.js';
+import { registerDeviceAuthorizationRoute } from './oauth/device/device-authorization.js';
+import { registerDevicePageRoutes } from './oauth/device/device-page.js';
 import { createStepUp } from './accounts/second-factor/step-up.js';
 import { registerClientCors } from './oauth/cors.js';
 import { registerRegistrationRoutes } from './oauth/registration.js';
@@ -315,6 +317,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       scope.setErrorHandler(oauthJsonErrorHandler(storage, 'introspection'));
       registerIntrospectionRoute(scope, { storage, config });
     });
+    // RFC 8628 §3.1: the same bodies and client authentication as the token endpoint.
+    await api.register(async function deviceAuthorization(scope) {
+      scope.setErrorHandler(oauthJsonErrorHandler(storage, 'device_authorization'));
+      registerDeviceAuthorizationRoute(scope, { storage, config });
+    });
   });
 
   // RFC 7591/7592: JSON bodies (the root parser), JSON errors.
@@ -362,6 +369,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // A browser endpoint with pages of its own (OIDC RP-Initiated Logout 1.0): errors are pages, never redirects.
     registerLogoutRoutes(pageScope, { storage, config, signingKeys, sessionEndings, audit });
     registerOutboxRoutes(pageScope, { storage, config });
+    // RFC 8628 §3.3: where a person types the code their device shows.
+    registerDevicePageRoutes(pageScope, { storage, config, audit, attemptCounter, stepUp: createStepUp(storage, config) });
     registerPageFrameRoutes(pageScope, pageFrame);
     pageScope.get('/assets/latch.js', async (_request, reply) =>
       reply.type('text/javascript; charset=utf-8').header('cache-control', 'public, max-age=3600').send(SCRIPT),

@@ -58,6 +58,13 @@ export interface Config {
   readonly signingKeyRefreshSeconds: number;
   /** Authorization code lifetime (`LATCH_AUTHORIZATION_CODE_TTL_SECONDS`, default 60; RFC 6749 §4.1.2 says ≤ 10 min). */
   readonly authorizationCodeTtlSeconds: number;
+  /**
+   * Device code and user code lifetime (`LATCH_DEVICE_CODE_TTL_SECONDS`, default 600 = 10 minutes; RFC 8628 §3.2
+   * `expires_in`): long enough to find a phone and sign in, short enough that a user code cannot be guessed in time.
+   */
+  readonly deviceCodeTtlSeconds: number;
+  /** The polling interval a device is told to wait between token requests (`LATCH_DEVICE_POLL_INTERVAL_SECONDS`, default 5; RFC 8628 §3.2 `interval`). */
+  readonly devicePollIntervalSeconds: number;
   /** Browser session lifetime after sign-in (`LATCH_SESSION_TTL_SECONDS`, default 86400 = one day). */
   readonly sessionTtlSeconds: number;
   /**
@@ -301,6 +308,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     signingKeyLeadSeconds: integer('LATCH_SIGNING_KEY_LEAD_SECONDS', 3600, 0, 30 * 86400),
     signingKeyRefreshSeconds: integer('LATCH_SIGNING_KEY_REFRESH_SECONDS', 60, 1, 3600),
     authorizationCodeTtlSeconds: integer('LATCH_AUTHORIZATION_CODE_TTL_SECONDS', 60, 1, 600),
+    deviceCodeTtlSeconds: integer('LATCH_DEVICE_CODE_TTL_SECONDS', 600, 10, 1800),
+    devicePollIntervalSeconds: integer('LATCH_DEVICE_POLL_INTERVAL_SECONDS', 5, 1, 60),
     sessionTtlSeconds: integer('LATCH_SESSION_TTL_SECONDS', 86400, 300, 90 * 86400),
     developmentMode: flag('LATCH_DEV_MODE'),
     signInMaxFailuresPerAccount: integer('LATCH_SIGNIN_MAX_FAILURES_PER_ACCOUNT', 5, 1, 1000),

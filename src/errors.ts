@@ -28,7 +28,11 @@ export type OAuthErrorCode =
   | 'request_uri_not_supported'
   // RFC 7591 §3.2.2
   | 'invalid_redirect_uri'
-  | 'invalid_client_metadata';
+  | 'invalid_client_metadata'
+  // RFC 8628 §3.5
+  | 'authorization_pending'
+  | 'slow_down'
+  | 'expired_token';
 
 export interface OAuthErrorOptions {
   cause?: unknown;
@@ -164,6 +168,34 @@ export class InvalidClientMetadata extends OAuthError {
 export class AccessDenied extends OAuthError {
   constructor(description: string, options?: OAuthErrorOptions) {
     super('access_denied', 403, description, options);
+  }
+}
+
+/** RFC 8628 §3.5: the person has not decided yet; the device polls again after its interval. */
+export class AuthorizationPending extends OAuthError {
+  constructor(description: string, options?: OAuthErrorOptions) {
+    super('authorization_pending', 400, description, options);
+  }
+}
+
+/** RFC 8628 §3.5: the device polled sooner than its interval, which is now 5 seconds longer. */
+export class SlowDown extends OAuthError {
+  constructor(description: string, options?: OAuthErrorOptions) {
+    super('slow_down', 400, description, options);
+  }
+}
+
+/** RFC 8628 §3.5: the device code expired before it was approved and redeemed; the device starts again. */
+export class ExpiredToken extends OAuthError {
+  constructor(description: string, options?: OAuthErrorOptions) {
+    super('expired_token', 400, description, options);
+  }
+}
+
+/** RFC 8628 §3.5: the person denied the device's request. At the token endpoint, so 400 (RFC 6749 §5.2), not 403. */
+export class DeviceAccessDenied extends OAuthError {
+  constructor(description: string, options?: OAuthErrorOptions) {
+    super('access_denied', 400, description, options);
   }
 }
 

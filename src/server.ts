@@ -69,6 +69,8 @@ export async function deleteExpiredRecords(
 ): Promise<void> {
   const seconds = (s: number) => new Date(now.getTime() - s * 1000);
   await inBatches((limit) => storage.authorizationCodes.deleteExpired(seconds(CODE_RETENTION_SECONDS), limit), batchRows);
+  // Kept as long as the codes: until then a late poll still hears expired_token rather than an unknown code.
+  await inBatches((limit) => storage.deviceAuthorizations.deleteExpired(seconds(CODE_RETENTION_SECONDS), limit), batchRows);
   await inBatches((limit) => storage.tokens.deleteExpired(now, limit), batchRows);
   // A rotated refresh token's successor is kept (encrypted) only while a retry may still ask for it.
   await storage.tokens.forgetSuccessors(seconds(config.refreshTokenReuseGraceSeconds));

@@ -1,8 +1,10 @@
 /**
- * GET /account and its forms: profile (name, avatar URL or an uploaded image), password change (ends the other
- * sessions), active sessions, connected apps with "Remove access" (withdraws the consent and revokes that app's
- * tokens, docs/protocol-decisions.md "Consent"). Every form posts back here with CSRF protection and redirects
- * (303) to the page with a fixed notice, or re-renders it with the error next to the field.
+ * GET /account and its forms: profile (name; the picture, uploaded or by address, in one form), password change
+ * (ends the other sessions), active sessions, connected apps with "Remove access" (withdraws the consent and
+ * revokes that app's tokens, docs/protocol-decisions.md "Consent"). Every form posts back here with CSRF
+ * protection and redirects (303) to the page with a fixed notice beside the section it changed (`#apps`), or
+ * re-renders it with the error next to the field. What a change was about (the app, the device) rides to the
+ * notice in a one-minute cookie, never in the URL, so that no link can make the page say something.
  */
 import fastifyMultipart from '@fastify/multipart';
 import type { FastifyInstance, FastifyReply } from 'fastify';
@@ -10,35 +12,61 @@ import { pageErrorHandler } from '../oauth/error-surfaces.js';
 import { readUploadForm, UploadProblem } from '../http/form-body.js';
 import { formField, noticeFor } from '../http/form-fields.js';
 import { outboxPageIsAvailable } from '../mail/outbox-routes.js';
-import { hasSecondFactor } from './second-factor/second-factors.js';
+import { enrolledFactors } from './second-factor/second-factors.js';
 import { noteRequestFailure } from '../http/request-failure.js';
 import { clearSessionCookie, readBrowserSession, type CurrentSession } from '../session/browser-session.js';
 import { endBrowserSessions } from '../session/session-endings.js';
 import { requireBrowserSession } from '../session/require-session.js';
 import { renderPage } from '../http/render-page.js';
-import { ACCOUNT_NOTICES, AccountPage, type AccountField, type AccountNotice, type AccountPageProps } from '../views/pages/account-page.js';
+import {
+  ACCOUNT_NOTICES,
+  AccountPage,
+  describeSession,
+  NOTICE_SECTIONS,
+  type AccountField,
+  type AccountNotice,
+  type AccountPageProps,
+} from '../views/pages/account-page.js';
 import { checkAvatarUrl, checkName, checkPassword, PASSWORD_MIN_LENGTH } from './account-rules.js';
 import { checkAvatarUpload, isUploadedAvatar, MAX_AVATAR_BYTES, storeAvatarImage } from './avatar-images.js';
 import { listAccountActivity } from './account-activity.js';
 import type { AccountPageDeps } from './page-deps.js';
 import { hashPassword, verifyPassword } from './passwords.js';
 
+/** The cookie that carries a notice's subject ("Orbit Notes", "Firefox 133 on Windows, 203.0.113.5") to the next GET. */
+const NOTICE_SUBJECT_COOKIE = 'latch_account_notice';
+const NOTICE_SUBJECT_MAX_LENGTH = 200;
 
 export function registerAccountRoutes(app: FastifyInstance, deps: AccountPageDeps): void {
   const { storage, config, audit } = deps;
 
+  /** 303 to the account page's notice, beside the section it is about; `subject` names what changed. */
+  function redirectToNotice(reply: FastifyReply, notice: AccountNotice, subject?: string): FastifyReply {
+    if (subject) {
+      reply.setCookie(NOTICE_SUBJECT_COOKIE, subject.slice(0, NOTICE_SUBJECT_MAX_LENGTH), {
+        path: '/account',
+        httpOnly: true,
+        sameSite: 'lax',
+        secure: config.secureCookies,
+        maxAge: 60,
+      });
+    }
+    return reply.redirect(`/account?notice=${notice}#${NOTICE_SECTIONS[notice]}`, 303);
+  }
+
   async function renderAccount(
     reply: FastifyReply,
     current: CurrentSession,
-    extra: { status?: number; notice?: AccountNotice; errors?: AccountPageProps['errors']; values?: AccountPageProps['values'] } = {},
+    extra: { status?: number; notice?: AccountNotice; noticeSubject?: string; errors?: AccountPageProps['errors']; values?: AccountPageProps['values'] } = {},
   ) {
     const now = new Date();
     // The person's own latest events are written first, so that the page shows what they just did.
     await audit.flush();
-    const [sessions, consents, activity] = await Promise.all([
+    const [sessions, consents, activity, factors] = await Promise.all([
       storage.browserSessions.listByUser(current.user.id, now),
       storage.consents.listByUser(current.user.id),
       listAccountActivity(storage, current.user.id),
+      enrolledFactors(storage, current.user.id),
     ]);
     const clients = await Promise.all(consents.map((consent) => storage.clients.findById(consent.clientId)));
     const apps = consents.flatMap((consent, i) => {
@@ -55,6 +83,7 @@ export function registerAccountRoutes(app: FastifyInstance, deps: AccountPageDep
         usesUploadedAvatar: isUploadedAvatar(config.issuer, current.user.avatarUrl),
         passwordMinLength: PASSWORD_MIN_LENGTH,
         notice: extra.notice,
+        noticeSubject: extra.noticeSubject,
         localOutbox: outboxPageIsAvailable(config),
         errors: extra.errors ?? {},
         values: extra.values ?? {},
@@ -70,7 +99,7 @@ export function registerAccountRoutes(app: FastifyInstance, deps: AccountPageDep
           })),
         apps,
         activity,
-        twoStepOn: await hasSecondFactor(storage, current.user.id),
+        factors: { authenticatorApp: factors.authenticatorApp, passkeys: factors.passkeys.length },
       }),
     );
   }
@@ -81,27 +110,33 @@ export function registerAccountRoutes(app: FastifyInstance, deps: AccountPageDep
   app.get('/account', async (request, reply) => {
     const current = await requireBrowserSession(storage, config, request, reply);
     if (!current) return reply;
-    return renderAccount(reply, current, { notice: noticeFor(request.query, ACCOUNT_NOTICES) });
+    const notice = noticeFor(request.query, ACCOUNT_NOTICES);
+    // Read once: a reload shows the notice's general words.
+    const subject = request.cookies[NOTICE_SUBJECT_COOKIE];
+    if (subject !== undefined) reply.clearCookie(NOTICE_SUBJECT_COOKIE, { path: '/account' });
+    return renderAccount(reply, current, { notice, noticeSubject: notice && subject ? subject.slice(0, NOTICE_SUBJECT_MAX_LENGTH) : undefined });
   });
 
   app.post('/account/profile', { preHandler: app.csrfProtection }, async (request, reply) => {
     const current = await requireBrowserSession(storage, config, request, reply);
     if (!current) return reply;
     const name = formField(request.body, 'name', 200);
+    // The name form sends only the name; a post that also sends avatar_url (scripts, the earlier form) sets both.
+    const withAvatar = typeof (request.body as Record<string, unknown> | undefined)?.avatar_url === 'string';
     const avatarUrl = formField(request.body, 'avatar_url', 2100).trim();
-    const values = { name, avatarUrl };
+    const values = { name, ...(withAvatar && { avatarUrl }) };
     const nameProblem = checkName(name);
     if (nameProblem) return rerenderWithError(reply, current, 'name', nameProblem, values);
-    const avatarProblem = avatarUrl === '' ? null : checkAvatarUrl(avatarUrl);
+    const avatarProblem = !withAvatar || avatarUrl === '' ? null : checkAvatarUrl(avatarUrl);
     if (avatarProblem) return rerenderWithError(reply, current, 'avatarUrl', avatarProblem, values);
 
-    const keepsUpload = avatarUrl === '' && isUploadedAvatar(config.issuer, current.user.avatarUrl);
+    const keepsAvatar = !withAvatar || (avatarUrl === '' && isUploadedAvatar(config.issuer, current.user.avatarUrl));
     const now = new Date();
     await storage.transaction(async (tx) => {
-      await tx.users.update(current.user.id, { name: name.trim(), ...(!keepsUpload && { avatarUrl: avatarUrl || null }) }, now);
-      if (!keepsUpload) await tx.avatarImages.deleteByUserExcept(current.user.id, null);
+      await tx.users.update(current.user.id, { name: name.trim(), ...(!keepsAvatar && { avatarUrl: avatarUrl || null }) }, now);
+      if (!keepsAvatar) await tx.avatarImages.deleteByUserExcept(current.user.id, null);
     });
-    return reply.redirect('/account?notice=profile-saved', 303);
+    return redirectToNotice(reply, 'profile-saved');
   });
 
   // The upload form is the one multipart page form: its parser lives in its own scope, limited to one file.
@@ -111,7 +146,8 @@ export function registerAccountRoutes(app: FastifyInstance, deps: AccountPageDep
     await scope.register(fastifyMultipart, {
       // One byte over the limit is enough to tell "too large" without reading (or failing on) the rest.
       throwFileSizeLimit: false,
-      limits: { files: 1, fileSize: MAX_AVATAR_BYTES + 1, fields: 5, fieldSize: 1024, parts: 6, headerPairs: 50 },
+      // fieldSize: the picture's address may be as long as checkAvatarUrl allows (2,000 characters).
+      limits: { files: 1, fileSize: MAX_AVATAR_BYTES + 1, fields: 5, fieldSize: 4096, parts: 6, headerPairs: 50 },
     });
     scope.addHook('preValidation', async (request) => {
       if (!request.isMultipart()) return;
@@ -128,25 +164,46 @@ export function registerAccountRoutes(app: FastifyInstance, deps: AccountPageDep
     scope.post('/account/avatar', { preHandler: scope.csrfProtection }, async (request, reply) => {
       const current = await requireBrowserSession(storage, config, request, reply);
       if (!current) return reply;
-      const file = (request.body as Record<string, unknown> | undefined)?.avatar;
+      // One form for the picture (issue 19 item 3): "Remove picture", or a file, or else the address of one.
+      const body = request.body as Record<string, unknown> | undefined;
+      if (formField(body, 'action', 20) === 'remove') {
+        await removeAvatar(current.user.id);
+        return redirectToNotice(reply, 'avatar-removed');
+      }
+      const file = body?.avatar;
       if (file !== undefined && !Buffer.isBuffer(file)) return rerenderWithError(reply, current, 'avatarFile', 'Choose an image file to upload');
+      const avatarUrl = formField(body, 'avatar_url', 2100).trim();
+      if ((file === undefined || file.length === 0) && avatarUrl !== '') {
+        const problem = checkAvatarUrl(avatarUrl);
+        if (problem) return rerenderWithError(reply, current, 'avatarUrl', problem, { avatarUrl });
+        await storage.transaction(async (tx) => {
+          await tx.users.update(current.user.id, { avatarUrl }, new Date());
+          await tx.avatarImages.deleteByUserExcept(current.user.id, null);
+        });
+        return redirectToNotice(reply, 'avatar-saved');
+      }
       const data = file ?? Buffer.alloc(0);
-      const problem = checkAvatarUpload(data);
+      const problem = data.length === 0 ? 'Choose an image file to upload, or enter the address of a picture' : checkAvatarUpload(data);
       if (problem) return rerenderWithError(reply, current, 'avatarFile', problem);
       await storeAvatarImage(storage, config.issuer, current.user, data);
       request.log.info({ event: 'avatar_uploaded', userId: current.user.id, bytes: data.length }, 'avatar uploaded');
-      return reply.redirect('/account?notice=avatar-uploaded', 303);
+      return redirectToNotice(reply, 'avatar-uploaded');
     });
   });
 
+  async function removeAvatar(userId: number): Promise<void> {
+    await storage.transaction(async (tx) => {
+      await tx.users.update(userId, { avatarUrl: null }, new Date());
+      await tx.avatarImages.deleteByUserExcept(userId, null);
+    });
+  }
+
+  // Kept for forms and scripts made before the one picture form ("Remove picture" posts to /account/avatar).
   app.post('/account/avatar/remove', { preHandler: app.csrfProtection }, async (request, reply) => {
     const current = await requireBrowserSession(storage, config, request, reply);
     if (!current) return reply;
-    await storage.transaction(async (tx) => {
-      await tx.users.update(current.user.id, { avatarUrl: null }, new Date());
-      await tx.avatarImages.deleteByUserExcept(current.user.id, null);
-    });
-    return reply.redirect('/account?notice=avatar-removed', 303);
+    await removeAvatar(current.user.id);
+    return redirectToNotice(reply, 'avatar-removed');
   });
 
   app.get('/avatars/:id', async (request, reply) => {
@@ -186,13 +243,15 @@ export function registerAccountRoutes(app: FastifyInstance, deps: AccountPageDep
     });
     request.log.info({ event: 'password_changed', userId: current.user.id }, 'password changed');
     audit.record(request, { type: 'user.password.changed', userId: current.user.id });
-    return reply.redirect('/account?notice=password-changed', 303);
+    return redirectToNotice(reply, 'password-changed');
   });
 
   app.post('/account/sessions/end', { preHandler: app.csrfProtection }, async (request, reply) => {
     const current = await requireBrowserSession(storage, config, request, reply);
     if (!current) return reply;
     const sessionHash = formField(request.body, 'session', 100);
+    // Named in the notice as the list showed it, read before it ends (only this user's own sessions are looked at).
+    const ending = (await storage.browserSessions.listByUser(current.user.id, new Date())).find((session) => session.sessionHash === sessionHash);
     // Only one of the signed-in user's own sessions can be ended here: the ending is limited to this user's.
     const ended = await endBrowserSessions(deps, request.log, { userId: current.user.id, which: { sessionHash }, reason: 'session_ended_from_account' });
     if (ended.length > 0) audit.record(request, { type: 'user.session.signed_out', userId: current.user.id, details: { reason: 'session_ended_from_account' } });
@@ -200,7 +259,7 @@ export function registerAccountRoutes(app: FastifyInstance, deps: AccountPageDep
       clearSessionCookie(config, reply);
       return reply.redirect('/', 303);
     }
-    return reply.redirect('/account?notice=session-ended', 303);
+    return redirectToNotice(reply, 'session-ended', ended.length > 0 && ending ? describeSession(ending) : undefined);
   });
 
   // "Sign out everywhere": every session of this person, this one included (issue 14 item 5).
@@ -224,7 +283,9 @@ export function registerAccountRoutes(app: FastifyInstance, deps: AccountPageDep
     }));
     request.log.info({ event: 'consent_withdrawn', userId: current.user.id, clientId, tokensRevoked: revoked }, 'app access removed');
     if (withdrawn) audit.record(request, { type: 'consent.withdrawn', userId: current.user.id, clientId, details: { tokens_revoked: revoked } });
-    return reply.redirect('/account?notice=access-removed', 303);
+    // The notice names the app, from its registration (the form's client_id only chose which).
+    const client = withdrawn ? await storage.clients.findById(clientId) : null;
+    return redirectToNotice(reply, 'access-removed', client?.name);
   });
 }
 

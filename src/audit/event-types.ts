@@ -60,6 +60,8 @@ export const AUDIT_EVENT_TYPES = {
   'token.refreshed': 'Tokens refreshed',
   /** An already rotated refresh token presented again: the whole grant is revoked (RFC 9700 §4.14.2); details: tokens_revoked. */
   'token.refresh_reuse_detected': 'An old refresh token was used again: the app’s tokens were revoked',
+  /** A device redeemed its approved device_code (RFC 8628 §3.4); details: scope, refresh_token_issued. */
+  'token.device_code_exchanged': 'Device signed in with a code',
   /** A service got an access token with the client_credentials grant (RFC 6749 §4.4); no user; details: scope. */
   'token.client_credentials_issued': 'Service token issued',
   /** A client revoked one of its tokens (RFC 7009); details: token_type. */

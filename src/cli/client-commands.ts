@@ -16,7 +16,7 @@ import { printFields, printJson, UsageError } from './output.js';
 
 export const CLIENT_USAGE = `latch client create --name NAME --redirect-uri URI [--redirect-uri URI …] [--homepage-url URL] [--id-token-alg RS256|ES256|EdDSA]
                     [--post-logout-redirect-uri URI …] [--backchannel-logout-uri URI] [--public]
-                    [--grant-type authorization_code|refresh_token|client_credentials …] [--scope "SCOPE …"]
+                    [--grant-type authorization_code|refresh_token|client_credentials|urn:ietf:params:oauth:grant-type:device_code …] [--scope "SCOPE …"]
                     [--refresh-token-idle-seconds N] [--refresh-token-max-seconds N] [--require-mfa] [--json]
 latch client list [--json]
 latch client show CLIENT_ID [--json]
@@ -94,7 +94,7 @@ export async function runClientCommand(args: string[], storage: Storage, policy:
       if (!values.name) throw new UsageError('latch client create needs --name NAME');
       const grantTypes = values['grant-type']?.flatMap((value) => value.split(/[\s,]+/)).filter((value) => value !== '');
       const isService = grantTypes !== undefined && !grantTypes.includes('authorization_code');
-      if (!values['redirect-uri']?.length && !isService) throw new UsageError('latch client create needs at least one --redirect-uri URI (a service with only --grant-type client_credentials needs none)');
+      if (!values['redirect-uri']?.length && !isService) throw new UsageError('latch client create needs at least one --redirect-uri URI (a service with only --grant-type client_credentials, or a device app with only urn:ietf:params:oauth:grant-type:device_code, needs none)');
       const idTokenAlg = values['id-token-alg'];
       if (idTokenAlg !== undefined && !isSigningAlgorithm(idTokenAlg)) throw new UsageError(`--id-token-alg must be one of ${SIGNING_ALGORITHMS.join(', ')}`);
       const unknownGrant = grantTypes?.find((grant) => !isClientGrantType(grant));

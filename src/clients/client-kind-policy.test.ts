@@ -14,6 +14,8 @@ test('checkClientKind accepts each kind and names every problem', () => {
     ['unknown grant', { isPublic: false, grantTypes: ['password'], scope: [] }, [/Unknown grant type password/]],
     ['no grant', { isPublic: false, grantTypes: [], scope: [] }, [/at least one grant type/]],
     ['refresh alone', { isPublic: false, grantTypes: ['refresh_token'], scope: [] }, [/refresh_token needs authorization_code/]],
+    ['device app (public)', { isPublic: true, grantTypes: ['urn:ietf:params:oauth:grant-type:device_code', 'refresh_token'], scope: [] }, []],
+    ['device app (confidential)', { isPublic: false, grantTypes: ['urn:ietf:params:oauth:grant-type:device_code'], scope: [] }, []],
     ['user scope', { isPublic: false, grantTypes: ['client_credentials'], scope: ['openid'] }, [/about a user/]],
     ['bad scope token', { isPublic: false, grantTypes: ['client_credentials'], scope: ['a"b'] }, [/not a valid scope token/]],
     ['scope without the grant', { isPublic: false, grantTypes: web, scope: ['api:read'] }, [/for services/]],

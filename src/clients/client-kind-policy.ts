@@ -3,11 +3,13 @@
  * services"), checked before anything is stored:
  * - a web app (confidential, the default): authorization_code and refresh_token, a secret;
  * - a single-page or mobile app (public, `token_endpoint_auth_method=none`): the same grants, no secret, PKCE;
- * - a service: client_credentials, a secret, the scopes it may ask for, and no redirect URIs needed.
+ * - a service: client_credentials, a secret, the scopes it may ask for, and no redirect URIs needed;
+ * - a command-line tool or TV (RFC 8628): the device_code grant, public or confidential, with refresh_token when
+ *   it should stay signed in; no redirect URIs needed unless it also signs people in with authorization_code.
  */
-import type { ClientGrantType } from '../storage/storage.js';
+import { DEVICE_CODE_GRANT_TYPE, type ClientGrantType } from '../storage/storage.js';
 
-export const CLIENT_GRANT_TYPES: readonly ClientGrantType[] = ['authorization_code', 'refresh_token', 'client_credentials'];
+export const CLIENT_GRANT_TYPES: readonly ClientGrantType[] = ['authorization_code', 'refresh_token', 'client_credentials', DEVICE_CODE_GRANT_TYPE];
 export const DEFAULT_CLIENT_GRANT_TYPES: readonly ClientGrantType[] = ['authorization_code', 'refresh_token'];
 
 /**
@@ -36,8 +38,8 @@ export function checkClientKind({ isPublic, grantTypes, scope }: ClientKind): st
   const unknown = grantTypes.filter((grant) => !isClientGrantType(grant));
   if (unknown.length > 0) problems.push(`Unknown grant type ${unknown.join(', ')}; use ${CLIENT_GRANT_TYPES.join(', ')}`);
   if (grantTypes.length === 0) problems.push('Register at least one grant type');
-  if (grantTypes.includes('refresh_token') && !grantTypes.includes('authorization_code')) {
-    problems.push('refresh_token needs authorization_code: refresh tokens are issued from a sign-in');
+  if (grantTypes.includes('refresh_token') && !grantTypes.includes('authorization_code') && !grantTypes.includes(DEVICE_CODE_GRANT_TYPE)) {
+    problems.push(`refresh_token needs authorization_code or ${DEVICE_CODE_GRANT_TYPE}: refresh tokens are issued from a sign-in`);
   }
   if (isPublic && grantTypes.includes('client_credentials')) {
     problems.push('client_credentials needs a confidential client with a secret (RFC 6749 §4.4); a public client cannot use it');

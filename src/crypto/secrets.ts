@@ -19,6 +19,8 @@ export const SECRET_PREFIX = {
   registrationAccessToken: 'latch_rat_',
   /** RFC 7591 §3 initial access token, made by `latch registration-token create`. */
   initialAccessToken: 'latch_iat_',
+  /** RFC 8628 §3.2 device_code: the device's handle on its pending authorization, polled at the token endpoint. */
+  deviceCode: 'latch_dc_',
 } as const;
 
 /**

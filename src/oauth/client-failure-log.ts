@@ -10,6 +10,8 @@ import type { Storage } from '../storage/storage.js';
 export async function recordClientFailure(storage: Storage, request: FastifyRequest, endpoint: string, error: OAuthError): Promise<void> {
   // A database outage is not the client's failure, and its record could not be written anyway.
   if (error.code === 'temporarily_unavailable') return;
+  // A device polling while the person decides (RFC 8628 §3.5) is the flow working, not a failure; a record per poll would bury the real ones.
+  if (error.code === 'authorization_pending') return;
   await recordClientEvent(storage, request, endpoint, error.code, error.description, error.details ?? null);
 }
 

@@ -60,6 +60,8 @@ export function buildProviderMetadata(config: Config): Record<string, unknown> {
     // frontchannel_logout_supported is left out (false): it needs third-party cookies in iframes, which browsers block.
     backchannel_logout_supported: true,
     backchannel_logout_session_supported: true,
+    // RFC 8628 §4: where devices ask for a device_code and user_code (the grant type is in grant_types_supported).
+    device_authorization_endpoint: url('/oauth2/device_authorization'),
     // RFC 8414 §2: only when registration is on (a null value breaks clients that validate the document).
     ...(config.registration !== 'off' && { registration_endpoint: url('/oauth2/register') }),
   };

@@ -129,6 +129,15 @@ export const METHOD_EFFECTS: MethodEffects = {
   webhooks: { insert: 'keeps cached reads', findById: 'read', list: 'read', listSubscriptions: 'read', delete: 'keeps cached reads' },
   // Read at registration only, never cached: a revoked token stops working at once.
   registrationTokens: { insert: 'keeps cached reads', findUsable: 'read', list: 'read', revoke: 'keeps cached reads' },
+  // Read at the token endpoint and the /device page only, never cached: a decision must be seen by the next poll.
+  deviceAuthorizations: {
+    insert: 'keeps cached reads',
+    findByDeviceCodeHash: 'read',
+    findByUserCodeHash: 'read',
+    poll: 'keeps cached reads',
+    decide: 'keeps cached reads',
+    deleteExpired: 'keeps cached reads',
+  },
   // A queue and a log: nothing reads them through a cache.
   webhookDeliveries: { claimDue: 'keeps cached reads', recordAttempt: 'keeps cached reads', listByWebhook: 'read', deleteFinishedBefore: 'keeps cached reads' },
 };
@@ -205,6 +214,7 @@ export function createCachedStorage(inner: Storage, signal: InvalidationSignal):
     webhooks: wrap('webhooks'),
     webhookDeliveries: wrap('webhookDeliveries'),
     registrationTokens: wrap('registrationTokens'),
+    deviceAuthorizations: wrap('deviceAuthorizations'),
     // Inside, repositories run on the transaction, uncached; anything it changed is signalled once it ends.
     transaction: async (fn) => {
       try {

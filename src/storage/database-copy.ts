@@ -60,6 +60,8 @@ export const COPY_PLAN: readonly CopiedTable[] = [
   { table: 'webhook_deliveries', key: ['id'], identity: 'id' },
   // Initial access tokens for registration: hashes only.
   { table: 'registration_tokens', key: ['id'] },
+  // Device authorization requests (RFC 8628): hashes only; after clients and users, whose rows they name.
+  { table: 'device_authorizations', key: ['device_code_hash'] },
 ];
 
 /** Kysely's own bookkeeping: written by the migrations on the target, never copied. */

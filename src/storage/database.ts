@@ -260,6 +260,23 @@ export interface RegistrationTokensTable {
   revoked_at: number | null;
 }
 
+/** Device authorization requests (RFC 8628; migration 2026_11_25_0500): hashes of the codes only. */
+export interface DeviceAuthorizationsTable {
+  /** hashTimeOrderedSecret of the device_code. */
+  device_code_hash: string;
+  /** Keyed hash of the normalized user_code (oauth/device/user-code.ts). */
+  user_code_hash: string;
+  client_id: string;
+  scope: string;
+  interval_seconds: number;
+  last_polled_at_ms: number | null;
+  status: string;
+  user_id: number | null;
+  decided_at: number | null;
+  created_at: number;
+  expires_at: number;
+}
+
 export interface WebhooksTable {
   id: string;
   url: string;
@@ -348,6 +365,7 @@ export interface Database {
   passkeys: PasskeysTable;
   webhooks: WebhooksTable;
   registration_tokens: RegistrationTokensTable;
+  device_authorizations: DeviceAuthorizationsTable;
   webhook_deliveries: WebhookDeliveriesTable;
 }
 

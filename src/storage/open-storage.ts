@@ -25,6 +25,7 @@ import { createSecondFactorRepository } from './repositories/second-factors.js';
 import { createPasskeyRepository } from './repositories/passkeys.js';
 import { createBackchannelLogoutDeliveryRepository } from './repositories/backchannel-logout-deliveries.js';
 import { createRegistrationTokenRepository } from './repositories/registration-tokens.js';
+import { createDeviceAuthorizationRepository } from './repositories/device-authorizations.js';
 import { createWebhookRepository } from './repositories/webhooks.js';
 import { createWebhookDeliveryRepository } from './repositories/webhooks-deliveries.js';
 import { createBrowserSessionRepository } from './repositories/browser-sessions.js';
@@ -217,6 +218,7 @@ export function bindRepositories(db: Kysely<Database>, executor: QueryExecutor, 
     passkeys: createPasskeyRepository(db),
     webhooks: createWebhookRepository(db),
     registrationTokens: createRegistrationTokenRepository(db),
+    deviceAuthorizations: createDeviceAuthorizationRepository(db),
     webhookDeliveries: createWebhookDeliveryRepository(db),
     transaction: (fn) => db.transaction().execute((trx) => fn(bindRepositories(trx, kyselyExecutor(trx), dialect, close))),
     async ping() {

@@ -57,7 +57,9 @@ export interface UserRepository {
  */
 export type TokenEndpointAuthMethod = 'client_secret_basic' | 'none';
 /** The grants a client may be registered for (RFC 7591 §2 `grant_types`). */
-export type ClientGrantType = 'authorization_code' | 'refresh_token' | 'client_credentials';
+export type ClientGrantType = 'authorization_code' | 'refresh_token' | 'client_credentials' | typeof DEVICE_CODE_GRANT_TYPE;
+/** The device authorization grant's grant_type (RFC 8628 §3.4). */
+export const DEVICE_CODE_GRANT_TYPE = 'urn:ietf:params:oauth:grant-type:device_code';
 
 export interface Client {
   clientId: string;
@@ -798,6 +800,55 @@ export interface RegistrationTokenRepository {
   revoke(id: string, now: Date): Promise<boolean>;
 }
 
+/** Where a device authorization request stands (RFC 8628 §3.3): waiting for the person, or decided. */
+export type DeviceAuthorizationStatus = 'pending' | 'approved' | 'denied';
+
+/**
+ * A device authorization request (RFC 8628 §3.1–3.2): only the hashes of its device_code and user_code. Once
+ * approved, an authorization code whose hash is the device code's carries the grant (user, sign-in, scope) to
+ * the token endpoint (oauth/grants/device-code.ts).
+ */
+export interface DeviceAuthorization {
+  deviceCodeHash: string;
+  userCodeHash: string;
+  clientId: string;
+  scope: string[];
+  /** The polling interval now in force: the initial one, plus 5 s per slow_down (RFC 8628 §3.5). */
+  intervalSeconds: number;
+  lastPolledAt: Date | null;
+  status: DeviceAuthorizationStatus;
+  /** Who decided; null while pending. */
+  userId: number | null;
+  decidedAt: Date | null;
+  createdAt: Date;
+  expiresAt: Date;
+}
+export type NewDeviceAuthorization = Omit<DeviceAuthorization, 'lastPolledAt' | 'status' | 'userId' | 'decidedAt'>;
+
+/** What a poll of a pending request came to (RFC 8628 §3.5). */
+export type DevicePoll = 'pending' | 'slow_down';
+
+export interface DeviceAuthorizationRepository {
+  /** False when the user code's hash is taken already (a collision: the caller draws another code); nothing stored then. */
+  insert(authorization: NewDeviceAuthorization): Promise<boolean>;
+  findByDeviceCodeHash(deviceCodeHash: string): Promise<DeviceAuthorization | null>;
+  findByUserCodeHash(userCodeHash: string): Promise<DeviceAuthorization | null>;
+  /**
+   * A poll of a pending, unexpired request (one conditional update each, so that racing polls are counted
+   * each): 'pending' when it came at least `intervalSeconds` (less `toleranceMs`) after the last one;
+   * otherwise 'slow_down', and the interval grows by `slowDownSeconds` for this and every later poll. Null when
+   * the request is no longer pending and unexpired (decided meanwhile): the caller reads it again.
+   */
+  poll(deviceCodeHash: string, now: Date, options: { toleranceMs: number; slowDownSeconds: number }): Promise<DevicePoll | null>;
+  /**
+   * Records the person's decision on a pending, unexpired request, once (one conditional update: a second
+   * decision, or one after expiry, changes nothing and returns false).
+   */
+  decide(deviceCodeHash: string, decision: { status: 'approved' | 'denied'; userId: number }, now: Date): Promise<boolean>;
+  /** Deletes what expired before `before`; with `limit`, at most that many rows (call again while it returns `limit`). */
+  deleteExpired(before: Date, limit?: number): Promise<number>;
+}
+
 export interface Storage {
   readonly dialect: 'sqlite' | 'postgres';
   users: UserRepository;
@@ -818,6 +869,7 @@ export interface Storage {
   webhooks: WebhookRepository;
   webhookDeliveries: WebhookDeliveryRepository;
   registrationTokens: RegistrationTokenRepository;
+  deviceAuthorizations: DeviceAuthorizationRepository;
   /** Runs fn with repositories bound to one transaction. Keep it short: SQLite has one writer. */
   transaction<T>(fn: (storage: Storage) => Promise<T>): Promise<T>;
   /** True when the database answers. */

@@ -116,6 +116,21 @@ ul.ways-on a { font-weight: 600; }
   .copyable-block { display: flex; flex-direction: column; }
   .copyable-block button.copy { position: static; order: -1; align-self: flex-end; margin-bottom: .25rem; }
   .copyable-block pre { padding-right: .75rem; }
+/* The account page (issue 19 item 3): sections to find, a file input that looks like the other buttons. */
+h1.page-title { margin-bottom: .5rem; }
+nav.section-nav { display: flex; flex-wrap: wrap; gap: .25rem 1rem; margin: 0 0 1.25rem; }
+nav.section-nav a { font-weight: 600; }
+.subsection { border-top: 1px solid var(--line); margin-top: 1.25rem; padding-top: .25rem; }
+.card > h2 + .subsection, .card > h2 + .profile + .subsection { border-top: 0; }
+.profile-name { font-size: 1.15rem; font-weight: 700; margin: 0; }
+.profile .muted { margin: .15rem 0 0; }
+ul.facts { padding-left: 1.25rem; margin: .25rem 0; }
+input[type=file] { padding: .35rem; border: 1px dashed #8c959f; border-radius: 6px; background: var(--wash); width: 100%; }
+input[type=file]::file-selector-button {
+  font: inherit; font-weight: 600; margin-right: .75rem; padding: .45rem 1rem; border-radius: 6px; border: 1px solid var(--accent);
+  background: var(--paper); color: var(--accent); cursor: pointer;
+}
+input[type=file]:hover::file-selector-button { background: var(--wash); }
 }
 /* Developer console (issue 19 item 4, issue 22 item 3): URLs typed in monospace; the playground's checks. */
 #redirect_uris, #post_logout_redirect_uris, #backchannel_logout_uri { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: .9rem; }

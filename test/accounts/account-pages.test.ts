@@ -1,6 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { parse as parseHtml } from 'node-html-parser';
 import { issueEmailLink } from '../../src/accounts/email-links.js';
+import { ACCOUNT_NOTICES } from '../../src/views/pages/account-page.js';
+import { solidPng } from '../helpers/chromium.js';
 import { inputValue, pageText, TestBrowser } from '../helpers/browser.js';
 import { authorize, exchangeCode } from '../helpers/oauth-flow.js';
 import { fieldError, linkFromOutbox, signedInBrowser, submitForm } from '../helpers/pages.js';
@@ -291,9 +294,10 @@ describe('account page', () => {
     assert.equal(removed.status, 303);
     assert.equal((await userinfo()).status, 401);
     assert.equal(await server.storage.consents.find(user.id, client.clientId), null);
-    // Gone from the connected apps (Recent activity, above them, keeps naming it: "Removed an app’s access").
-    const after = pageText((await browser.request(`${server.baseUrl}/account`)).body);
-    assert.doesNotMatch(after.slice(after.indexOf('Connected apps')), /Connected App/);
+    // Gone from the connected apps (Recent activity keeps naming it: "Removed an app’s access").
+    const after = parseHtml((await browser.request(`${server.baseUrl}/account`)).body).querySelector('#apps')?.textContent ?? '';
+    assert.match(after, /You have not allowed any app/);
+    assert.doesNotMatch(after, /Connected App/);
   });
 
   test('sign out from the account page ends the session', async () => {
@@ -302,5 +306,148 @@ describe('account page', () => {
     const out = await submitForm(browser, server.baseUrl, '/account', '/logout', {});
     assert.equal(out.status, 303);
     assert.equal((await browser.request(`${server.baseUrl}/account`)).status, 303);
+  });
+});
+
+describe('account page: sections, sessions told apart, notices beside the change, one picture form (issue 19 item 3)', () => {
+  let server: TestServer;
+  before(async () => {
+    server = await startTestServer();
+  });
+  after(async () => server.stop());
+
+  const FIREFOX_WINDOWS = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:133.0) Gecko/20100101 Firefox/133.0';
+  const SAFARI_IPHONE = 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_6 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.6 Mobile/15E148 Safari/604.1';
+
+  /** A browser that signs in and sends this User-Agent on every request. */
+  async function signInAs(email: string, password: string, userAgent: string) {
+    const browser = new TestBrowser();
+    const headers = { 'user-agent': userAgent };
+    const request = (url: string, init: Parameters<TestBrowser['request']>[1] = {}) => browser.request(url, { ...init, headers: { ...headers, ...init.headers } });
+    const login = await request(`${server.baseUrl}/login`);
+    const signedIn = await request(`${server.baseUrl}/login`, { form: { _csrf: inputValue(login.body, '_csrf'), return_to: '/', email, password } });
+    assert.equal(signedIn.status, 303);
+    return { browser, request };
+  }
+
+  /** Posts the picture form as the browser does (multipart/form-data), with this browser's cookies. */
+  async function postPictureForm(browser: TestBrowser, fields: Record<string, string>, file?: { name: string; type: string; data: Buffer }) {
+    const page = await browser.request(`${server.baseUrl}/account`);
+    const form = new FormData();
+    form.set('_csrf', inputValue(page.body, '_csrf'));
+    for (const [name, value] of Object.entries(fields)) form.set(name, value);
+    form.set('avatar', file ? new Blob([file.data], { type: file.type }) : new Blob([], { type: 'application/octet-stream' }), file?.name ?? '');
+    const url = `${server.baseUrl}/account/avatar`;
+    const response = await fetch(url, { method: 'POST', body: form, redirect: 'manual', headers: { cookie: await browser.jar.getCookieString(url) } });
+    for (const setCookie of response.headers.getSetCookie()) await browser.jar.setCookie(setCookie, url);
+    return { status: response.status, location: response.headers.get('location'), body: await response.text() };
+  }
+
+  const section = (html: string, id: string) => parseHtml(html).querySelector(`#${id}`);
+  const noticeIn = (html: string, id: string) => section(html, id)?.querySelector('[role=status]')?.textContent.trim();
+
+  test('the page is organised in sections a person can find: profile, security (password, two-step, sessions), connected apps, activity', async () => {
+    const { user, password } = await server.createUser();
+    const browser = await signedInBrowser(server, user.email, password);
+    const page = parseHtml((await browser.request(`${server.baseUrl}/account`)).body);
+    assert.deepEqual(page.querySelectorAll('nav.section-nav a').map((a) => a.getAttribute('href')), ['#profile', '#security', '#apps', '#activity']);
+    assert.deepEqual(page.querySelectorAll('main h2').map((h) => h.textContent.trim()), ['Profile', 'Security', 'Connected apps', 'Recent activity']);
+    assert.deepEqual(page.querySelectorAll('#security h3').map((h) => h.textContent.trim()), ['Password', 'Two-step verification', 'Where you are signed in']);
+    assert.match(page.querySelector('#two-step')?.textContent.replace(/\s+/g, ' ') ?? '', /Authenticator app: none\s*Passkeys: none/);
+  });
+
+  test('sessions are told apart by browser, system, address and last activity; this device is marked, and each button says what it does', async () => {
+    const { user, password } = await server.createUser();
+    const laptop = await signInAs(user.email, password, FIREFOX_WINDOWS);
+    await signInAs(user.email, password, SAFARI_IPHONE);
+    const page = parseHtml((await laptop.request(`${server.baseUrl}/account`)).body);
+    const items = page.querySelectorAll('#sessions ul.plain > li');
+    assert.equal(items.length, 2);
+    const [mine, phone] = items.map((li) => li.textContent.replace(/\s+/g, ' ').trim());
+    assert.match(mine ?? '', /^Firefox 133 on Windows This device 127\.0\.0\.1 · last active \d{4}-\d\d-\d\d \d\d:\d\d UTC · signed in /);
+    assert.match(phone ?? '', /^Safari 17 on iPhone 127\.0\.0\.1 · last active /);
+    assert.doesNotMatch(phone ?? '', /This device/);
+    const buttons = items.map((li) => [li.querySelector('form')?.getAttribute('action'), li.querySelector('button')?.textContent.trim(), li.querySelector('button')?.getAttribute('aria-label')]);
+    assert.deepEqual(buttons, [
+      ['/logout', 'Sign out this device', undefined],
+      ['/account/sessions/end', 'Sign out', 'Sign out Safari 17 on iPhone, 127.0.0.1'],
+    ]);
+  });
+
+  test('signing out another device: the notice beside the list names it; a reload or a crafted link shows only the general words', async () => {
+    const { user, password } = await server.createUser();
+    const laptop = await signInAs(user.email, password, FIREFOX_WINDOWS);
+    const phone = await signInAs(user.email, password, SAFARI_IPHONE);
+    const page = await laptop.request(`${server.baseUrl}/account`);
+    const phoneSession = parseHtml(page.body).querySelector('#sessions input[name=session]')?.getAttribute('value') ?? '';
+    const ended = await laptop.request(`${server.baseUrl}/account/sessions/end`, { form: { _csrf: inputValue(page.body, '_csrf'), session: phoneSession } });
+    assert.equal(ended.status, 303);
+    assert.equal(ended.headers.get('location'), '/account?notice=session-ended#sessions');
+    const after = await laptop.request(`${server.baseUrl}/account?notice=session-ended`);
+    assert.equal(noticeIn(after.body, 'sessions'), 'Signed out Safari 17 on iPhone, 127.0.0.1. That device must sign in again to use your account.');
+    assert.equal(noticeIn(after.body, 'profile'), undefined, 'only beside the sessions');
+    assert.equal((await phone.request(`${server.baseUrl}/account`)).status, 303, 'the phone is signed out');
+    const reload = await laptop.request(`${server.baseUrl}/account?notice=session-ended`);
+    assert.equal(noticeIn(reload.body, 'sessions'), 'That session was signed out.');
+    const crafted = await laptop.request(`${server.baseUrl}/account?notice=session-ended&subject=Everything`);
+    assert.equal(noticeIn(crafted.body, 'sessions'), 'That session was signed out.', 'nothing in the URL is shown');
+  });
+
+  test('"Remove access": the notice beside the connected apps names the app', async () => {
+    const client = await server.createClient({ name: 'Orbit Notes' });
+    const { user, password } = await server.createUser();
+    const browser = await signedInBrowser(server, user.email, password);
+    await authorize(browser, server.baseUrl, { response_type: 'code', client_id: client.clientId, redirect_uri: client.redirectUris[0], scope: 'profile' }, { email: user.email, password });
+    const removed = await submitForm(browser, server.baseUrl, '/account', '/account/apps/remove', { client_id: client.clientId });
+    assert.equal(removed.headers.get('location'), '/account?notice=access-removed#apps');
+    const page = await browser.request(`${server.baseUrl}/account?notice=access-removed`);
+    assert.equal(noticeIn(page.body, 'apps'), 'Orbit Notes can no longer access your account, and the tokens it held stopped working.');
+    // A second post for an app that has no access any more names nothing.
+    const again = await submitForm(browser, server.baseUrl, '/account', '/account/apps/remove', { client_id: client.clientId });
+    assert.equal(again.status, 303);
+    assert.equal(noticeIn((await browser.request(`${server.baseUrl}/account?notice=access-removed`)).body, 'apps'), ACCOUNT_NOTICES['access-removed']);
+  });
+
+  test('saving the name: the notice beside the name field says the new name, and the picture is left as it was', async () => {
+    const { user, password } = await server.createUser({ avatarUrl: 'https://img.example.com/kept.png' });
+    const browser = await signedInBrowser(server, user.email, password);
+    const saved = await submitForm(browser, server.baseUrl, '/account', '/account/profile', { name: 'Katherine Johnson' });
+    assert.equal(saved.headers.get('location'), '/account?notice=profile-saved#profile');
+    const page = await browser.request(`${server.baseUrl}/account?notice=profile-saved`);
+    assert.equal(noticeIn(page.body, 'profile'), 'Your name is now Katherine Johnson.');
+    assert.equal((await server.storage.users.findById(user.id))?.avatarUrl, 'https://img.example.com/kept.png');
+  });
+
+  test('one form for the picture: an address, an upload, "Remove picture", and nothing chosen (an error beside the file field)', async () => {
+    const { user, password } = await server.createUser();
+    const browser = await signedInBrowser(server, user.email, password);
+    const page = parseHtml((await browser.request(`${server.baseUrl}/account`)).body);
+    const form = page.querySelector('form[action="/account/avatar"]');
+    assert.equal(form?.getAttribute('enctype'), 'multipart/form-data');
+    assert.ok(form?.querySelector('input[type=file][name=avatar]') && form.querySelector('input[type=url][name=avatar_url]'), 'the file and the address in the same form');
+    assert.equal(page.querySelectorAll('form[action="/account/avatar/remove"]').length, 0, 'no second form');
+
+    const none = await postPictureForm(browser, { action: 'save' });
+    assert.equal(none.status, 400);
+    assert.match(fieldError(none.body, 'avatar_file') ?? '', /Choose an image file to upload, or enter the address of a picture/);
+
+    const badUrl = await postPictureForm(browser, { action: 'save', avatar_url: 'javascript:alert(1)' });
+    assert.equal(badUrl.status, 400);
+    assert.ok(fieldError(badUrl.body, 'avatar_url'));
+
+    const byAddress = await postPictureForm(browser, { action: 'save', avatar_url: 'https://img.example.com/me.png' });
+    assert.deepEqual([byAddress.status, byAddress.location], [303, '/account?notice=avatar-saved#profile']);
+    assert.equal((await server.storage.users.findById(user.id))?.avatarUrl, 'https://img.example.com/me.png');
+    assert.equal(noticeIn((await browser.request(`${server.baseUrl}/account?notice=avatar-saved`)).body, 'profile'), 'Your picture now comes from img.example.com.');
+
+    const uploaded = await postPictureForm(browser, { action: 'save' }, { name: 'me.png', type: 'image/png', data: solidPng(8, 8, [1, 2, 3]) });
+    assert.deepEqual([uploaded.status, uploaded.location], [303, '/account?notice=avatar-uploaded#profile']);
+    assert.match((await server.storage.users.findById(user.id))?.avatarUrl ?? '', /\/avatars\//);
+
+    const withRemove = parseHtml((await browser.request(`${server.baseUrl}/account`)).body).querySelector('form[action="/account/avatar"] button[value=remove]');
+    assert.equal(withRemove?.textContent.trim(), 'Remove picture');
+    const removed = await postPictureForm(browser, { action: 'remove' });
+    assert.deepEqual([removed.status, removed.location], [303, '/account?notice=avatar-removed#profile']);
+    assert.equal((await server.storage.users.findById(user.id))?.avatarUrl, null);
   });
 });

@@ -263,12 +263,12 @@ describe('accessibility of every page (axe-core in Chromium)', () => {
   browserTest('the account page: profile with an uploaded avatar, field errors, password change, sessions, activity', async (t) => {
     await page.goto(`${origin}/account`);
     await page.getByLabel('Upload an avatar image').setInputFiles({ name: 'me.png', mimeType: 'image/png', buffer: solidPng(96, 96, [46, 125, 50]) });
-    await page.getByRole('button', { name: 'Upload image' }).click();
+    await page.getByRole('button', { name: 'Save picture' }).click();
     await page.waitForURL(/notice=avatar-uploaded/);
     assert.match(await page.getByRole('region', { name: 'Where you are signed in' }).innerText(), /This (browser|device)|current/i);
     await checkPage(t, page, '27-account-avatar-sessions-activity');
     await page.getByLabel('Name', { exact: true }).fill('');
-    await page.getByRole('button', { name: 'Save profile' }).click();
+    await page.getByRole('button', { name: 'Save name' }).click();
     await page.locator('#name-error').waitFor();
     await checkPage(t, page, '28-account-profile-error');
     await page.getByLabel('Current password').fill('not my password');

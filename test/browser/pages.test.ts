@@ -96,7 +96,7 @@ describe('Latch in a real browser', () => {
     const { page } = signedUp;
     await page.goto(`${latch.baseUrl}/account`);
     await page.getByLabel('Upload an avatar image').setInputFiles({ name: 'me.png', mimeType: 'image/png', buffer: solidPng(96, 96, [46, 125, 50]) });
-    await page.getByRole('button', { name: 'Upload image' }).click();
+    await page.getByRole('button', { name: 'Save picture' }).click();
     await page.waitForURL(/notice=avatar-uploaded/);
     const avatar = page.locator('img.avatar');
     const src = (await avatar.getAttribute('src')) ?? '';
@@ -104,7 +104,7 @@ describe('Latch in a real browser', () => {
     assert.ok(await avatar.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth === 96), 'the image loads');
 
     await page.getByLabel('Upload an avatar image').setInputFiles({ name: 'not-an-image.png', mimeType: 'image/png', buffer: Buffer.from('<svg onload="alert(1)"/>') });
-    await page.getByRole('button', { name: 'Upload image' }).click();
+    await page.getByRole('button', { name: 'Save picture' }).click();
     assert.match(await page.locator('#avatar_file-error').innerText(), /not a PNG, JPEG, GIF or WebP/);
     await page.goto(`${latch.baseUrl}/account`);
     await screenshot(page, '08-account');

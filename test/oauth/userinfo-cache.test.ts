@@ -99,7 +99,7 @@ describe('userinfo answers cached on SQLite never outlive a change', () => {
 
       const removed = await issued.browser.request(`${a.baseUrl}/account/apps/remove`, { form: { _csrf: csrf, client_id: client.clientId } });
       assert.equal(removed.status, 303);
-      assert.equal(removed.headers.get('location'), '/account?notice=access-removed');
+      assert.equal(removed.headers.get('location'), '/account?notice=access-removed#apps');
 
       assertInvalidToken(await callUserinfo(a.baseUrl, bearer(token)), 'userinfo on A right after the removal on A');
     });
@@ -129,7 +129,7 @@ describe('userinfo answers cached on SQLite never outlive a change', () => {
         form: { _csrf: csrf, name: 'Ada Lovelace', avatar_url: 'https://images.example.com/avatar.png' },
       });
       assert.equal(saved.status, 303, saved.body.slice(0, 300));
-      assert.equal(saved.headers.get('location'), '/account?notice=profile-saved');
+      assert.equal(saved.headers.get('location'), '/account?notice=profile-saved#profile');
 
       for (const [where, baseUrl] of [['A', a.baseUrl], ['B', b.baseUrl]] as const) {
         assertName(await callUserinfo(baseUrl, bearer(token)), 'Ada Lovelace', `userinfo on ${where} right after the change on A's account page`);

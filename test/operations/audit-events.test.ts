@@ -425,6 +425,36 @@ for (const database of ['sqlite', 'postgres'] as const) {
       await expectEvent('token.client_credentials_issued', response, seen, { scope: ['reports:read'], refresh_token_issued: false });
     });
 
+    test('a device signed in with a code (RFC 8628): the consent on /device, the device’s token request', async () => {
+      const created = await cli(['client', 'create', '--name', 'Living Room TV', '--public', '--grant-type', 'urn:ietf:params:oauth:grant-type:device_code', '--json']);
+      assert.equal(created.code, 0, created.stderr);
+      const tv = JSON.parse(created.stdout);
+      const fromTv = { 'content-type': 'application/x-www-form-urlencoded', 'user-agent': 'tv-app/2.0', 'x-forwarded-for': '198.51.100.40' };
+      const started = await (
+        await fetch(`${server.baseUrl}/oauth2/device_authorization`, { method: 'POST', headers: fromTv, body: new URLSearchParams({ client_id: tv.client_id, scope: 'openid' }).toString() })
+      ).json();
+      credentials.push(started.device_code, started.user_code);
+      const { user, password } = await server.createUser();
+      credentials.push(password);
+      const phone = new Agent(FIREFOX_ON_LINUX, '203.0.113.8');
+      assert.equal((await signIn(phone, user.email, password)).status, 303);
+      const consent = await post(phone, '/device', '/device', { user_code: started.user_code });
+      assert.equal(consent.status, 200);
+      const approved = await phone.request(`${server.baseUrl}/device/decision`, { form: { _csrf: inputValue(consent.body, '_csrf'), user_code: started.user_code, decision: 'allow' } });
+      assert.equal(approved.status, 200);
+      await expectEvent('consent.granted', approved, fromBrowser(phone, user.id), { scope: ['openid'], via: 'device' });
+      const response = await fetch(`${server.baseUrl}/oauth2/token`, {
+        method: 'POST',
+        headers: fromTv,
+        body: new URLSearchParams({ grant_type: 'urn:ietf:params:oauth:grant-type:device_code', device_code: started.device_code, client_id: tv.client_id }).toString(),
+      });
+      const body = await response.json();
+      assert.equal(response.status, 200, JSON.stringify(body));
+      credentials.push(body.access_token, body.id_token);
+      const seen = { userId: user.id, clientId: tv.client_id, address: '198.51.100.40', userAgent: 'tv-app/2.0' };
+      await expectEvent('token.device_code_exchanged', response, seen, { scope: ['openid'], refresh_token_issued: false });
+    });
+
     test('the command line: a webhook created and deleted (its secret and URL kept out of the events)', async () => {
       const created = await cli(['webhook', 'create', '--url', 'https://hooks.example.com/latch?token=receiver-own-token-123', '--event', 'user.signin.succeeded', '--json']);
       assert.equal(created.code, 0, created.stderr);

@@ -27,6 +27,8 @@ export function expiryCutoffs(now: Date): Record<ExpiringTable, ExpiryCutoffs> {
     refresh_tokens: plain,
     browser_sessions: plain,
     email_links: plain,
+    // Kept as long as codes (server.ts deleteExpiredRecords).
+    device_authorizations: { due: at(CODE_RETENTION_MS), overdue: at(CODE_RETENTION_MS + OVERDUE_AFTER_MS) },
   };
 }
 

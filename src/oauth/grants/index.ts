@@ -7,9 +7,10 @@ import type { AuditLog, AuditSource } from '../../audit/audit-log.js';
 import type { AuditEventType } from '../../audit/event-types.js';
 import type { Config } from '../../config.js';
 import type { RawParams } from '../../http/form-body.js';
-import type { Client, Storage, User } from '../../storage/storage.js';
+import { DEVICE_CODE_GRANT_TYPE, type Client, type Storage, type User } from '../../storage/storage.js';
 import { authorizationCodeGrant } from './authorization-code.js';
 import { clientCredentialsGrant } from './client-credentials.js';
+import { deviceCodeGrant } from './device-code.js';
 import { refreshTokenGrant } from './refresh-token.js';
 
 export interface GrantRequest {
@@ -53,4 +54,5 @@ export const GRANTS: ReadonlyMap<string, Grant> = new Map([
   ['authorization_code', authorizationCodeGrant],
   ['refresh_token', refreshTokenGrant],
   ['client_credentials', clientCredentialsGrant],
+  [DEVICE_CODE_GRANT_TYPE, deviceCodeGrant],
 ]);

@@ -22,6 +22,7 @@ import * as webhooks from './2026_11_25_0200_webhooks.js';
 import * as registrationTokens from './2026_11_25_0300_registration_tokens.js';
 import * as registrationFirstUse from './2026_11_25_0430_registration_first_use.js';
 import * as adminConsole from './2026_11_25_0400_admin_console.js';
+import * as deviceAuthorizations from './2026_11_25_0500_device_authorizations.js';
 
 export const migrations: Record<string, Migration> = {
   '2026_11_22_0000_initial': initial,
@@ -43,6 +44,7 @@ export const migrations: Record<string, Migration> = {
   '2026_11_25_0300_registration_tokens': registrationTokens,
   '2026_11_25_0430_registration_first_use': registrationFirstUse,
   '2026_11_25_0400_admin_console': adminConsole,
+  '2026_11_25_0500_device_authorizations': deviceAuthorizations,
 };
 
 export const migrationProvider: MigrationProvider = {

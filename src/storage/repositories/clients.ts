@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import { DEFAULT_SIGNING_ALGORITHM, isSigningAlgorithm } from '../../crypto/signing-algorithms.js';
 import type { ClientRow, Database } from '../database.js';
 import type { Client, ClientGrantType, ClientPatch, ClientRepository, NewClient } from '../storage.js';
+import { DEVICE_CODE_GRANT_TYPE } from '../storage.js';
 import { precompileQuery, type Parameter } from '../precompiled-query.js';
 import { deleteRows } from './batched-delete.js';
 import type { QueryExecutor } from '../query-executor.js';
@@ -9,7 +10,7 @@ import { fromEpochSeconds, fromNullableEpochSeconds, fromScopeText, toEpochSecon
 
 /** What a client registered without a choice may use: what every client could before services existed. */
 const DEFAULT_GRANT_TYPES: readonly ClientGrantType[] = ['authorization_code', 'refresh_token'];
-const GRANT_TYPES: readonly string[] = ['authorization_code', 'refresh_token', 'client_credentials'];
+const GRANT_TYPES: readonly string[] = ['authorization_code', 'refresh_token', 'client_credentials', DEVICE_CODE_GRANT_TYPE];
 const isClientGrantType = (value: string): value is ClientGrantType => GRANT_TYPES.includes(value);
 
 /** Every token request and authorization request reads its client: compiled once (precompiled-query.ts). */

@@ -13,6 +13,11 @@ export interface ConsentPageProps {
   scope: string[];
   /** The app registered itself (RFC 7591): nobody at this Latch checked who runs it, so the page says so. */
   registeredDynamically?: boolean;
+  /**
+   * The device authorization grant (RFC 8628 §3.3): the decision posts to /device/decision with the user code,
+   * nobody is sent anywhere afterwards, and the page names the code to compare with the device (§5.4).
+   */
+  device?: { userCode: string };
 }
 
 /** What the app asks for, in a heading's words: the widest thing the scope hands over (user-object.ts). */
@@ -48,7 +53,7 @@ function receivedItems(props: ConsentPageProps) {
  * signs out and comes back to the same request.
  */
 export function ConsentPage(props: ConsentPageProps) {
-  const returnTo = `/oauth2/authorize?${props.authorizationRequest}`;
+  const returnTo = props.device ? `/device?user_code=${encodeURIComponent(props.device.userCode)}` : `/oauth2/authorize?${props.authorizationRequest}`;
   return (
     <Layout title={`Allow ${props.clientName}?`} signedIn inFlow>
       <div class="card">
@@ -57,27 +62,45 @@ export function ConsentPage(props: ConsentPageProps) {
         </h1>
         {props.registeredDynamically ? (
           <p class="secret-warning" role="note">
-            <strong>Unverified app.</strong> {props.clientName} registered itself with this server; nobody here has checked who runs it. Allow
-            only if you trust <strong>{props.redirectHost}</strong>, where you will be sent back.
+            <strong>Unverified app.</strong> {props.clientName} registered itself with this server; nobody here has checked who runs it.{' '}
+            {props.device ? (
+              <>Allow only if you trust it.</>
+            ) : (
+              <>
+                Allow only if you trust <strong>{props.redirectHost}</strong>, where you will be sent back.
+              </>
+            )}
           </p>
         ) : null}
         <p>
           Signed in as <strong>{props.userEmail}</strong>. If you allow, {props.clientName} will receive:
         </p>
         <ul class="scopes">{receivedItems(props)}</ul>
-        <p class="send-back">
-          Afterwards you go back to <strong>{props.redirectHost}</strong>
-          {props.clientHomepage ? (
-            <>
-              {' '}
-              (<a href={props.clientHomepage} rel="noopener noreferrer">{props.clientHomepage}</a>)
-            </>
-          ) : null}
-          .
-        </p>
-        <form method="post" action="/oauth2/authorize/decision">
+        {props.device ? (
+          // RFC 8628 §5.4: someone may have sent this code to the person to get their account on a device of theirs.
+          <p class="send-back">
+            Allow only if you started this on a device you are using yourself and it shows the code <strong class="mono">{props.device.userCode}</strong>.
+            Afterwards, go back to your device: it continues on its own.
+          </p>
+        ) : (
+          <p class="send-back">
+            Afterwards you go back to <strong>{props.redirectHost}</strong>
+            {props.clientHomepage ? (
+              <>
+                {' '}
+                (<a href={props.clientHomepage} rel="noopener noreferrer">{props.clientHomepage}</a>)
+              </>
+            ) : null}
+            .
+          </p>
+        )}
+        <form method="post" action={props.device ? '/device/decision' : '/oauth2/authorize/decision'}>
           <CsrfField token={props.csrfToken} />
-          <input type="hidden" name="authorization_request" value={props.authorizationRequest} />
+          {props.device ? (
+            <input type="hidden" name="user_code" value={props.device.userCode} />
+          ) : (
+            <input type="hidden" name="authorization_request" value={props.authorizationRequest} />
+          )}
           <div class="actions">
             <button type="submit" name="decision" value="allow">
               Allow
