@@ -38,6 +38,7 @@ import { registerPasswordResetRoutes } from './accounts/password-reset-routes.js
 import { registerSignInRoutes } from './accounts/sign-in-routes.js';
 import { registerSignupRoutes } from './accounts/signup-routes.js';
 import { registerDeveloperRoutes } from './developer/developer-routes.js';
+import { registerAdminRoutes } from './admin/admin-routes.js';
 import { createMailer, type Mailer } from './mail/mailer.js';
 import { outboxPageIsAvailable, registerOutboxRoutes } from './mail/outbox-routes.js';
 import { registerAuthorizeRoutes } from './oauth/authorize.js';
@@ -366,6 +367,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     registerAccountRoutes(pageScope, accountDeps);
     registerTwoStepRoutes(pageScope, accountDeps);
     registerDeveloperRoutes(pageScope, { storage, config, audit });
+    // The admin console (admin/admin-routes.ts): for accounts with the admin role only.
+    registerAdminRoutes(pageScope, accountDeps);
     // A browser endpoint with pages of its own (OIDC RP-Initiated Logout 1.0): errors are pages, never redirects.
     registerLogoutRoutes(pageScope, { storage, config, signingKeys, sessionEndings, audit });
     registerOutboxRoutes(pageScope, { storage, config });

@@ -11,8 +11,9 @@ import type { Config } from '../config.js';
 import { formField, noticeFor } from '../http/form-fields.js';
 import { renderPage } from '../http/render-page.js';
 import { noteSignIn } from '../observability/request-outcome.js';
+import { PageError } from '../errors.js';
 import { PASSWORD_AMR } from '../session/authentication-methods.js';
-import { endCurrentBrowserSession, startBrowserSession } from '../session/browser-session.js';
+import { DISABLED_ACCOUNT_MESSAGE, endCurrentBrowserSession, startBrowserSession } from '../session/browser-session.js';
 import type { SessionEndings } from '../session/session-endings.js';
 import { safeReturnTo } from '../session/return-to.js';
 import { requestingApp } from './requesting-app.js';
@@ -89,6 +90,11 @@ export function registerSignInRoutes(app: FastifyInstance, { storage, config, si
       audit.record(request, { type: 'user.signin.failed', userId: user?.id ?? null, details: { reason: user ? 'wrong_password' : 'unknown_account' } });
       request.log.info({ event: 'signin_failed' }, 'sign-in failed');
       return rerender('wrong', 401);
+    }
+    if (user.disabledAt) {
+      // Told only to whoever knows the password: to anyone else a disabled account looks like any other.
+      audit.record(request, { type: 'user.signin.failed', userId: user.id, details: { reason: 'account_disabled' } });
+      throw new PageError(403, DISABLED_ACCOUNT_MESSAGE);
     }
     if (await hasSecondFactor(storage, user.id)) {
       // The password was right; the session waits for the second factor (/login/two-step). The account's failures

@@ -10,6 +10,7 @@ const REASONS: Record<string, string> = {
   wrong_recovery_code: 'wrong recovery code',
   passkey_refused: 'passkey refused',
   throttled: 'too many failed attempts',
+  account_disabled: 'the account is disabled',
   signed_out: 'signed out here',
   rp_initiated_logout: 'an app signed you out',
   session_ended_from_account: 'from your account page',

@@ -15,7 +15,8 @@ export const AUDIT_EVENT_TYPES = {
   'user.signin.succeeded': 'Signed in',
   /**
    * A sign-in refused; details: reason (`wrong_password`, `unknown_account`, `throttled`; at the second step
-   * `wrong_code`, `wrong_recovery_code`; a passkey: `passkey_refused`). For an unknown
+   * `wrong_code`, `wrong_recovery_code`; a passkey: `passkey_refused`; the right password of an account an administrator
+   * disabled: `account_disabled`). For an unknown
    * account or a throttled one no user is recorded, and never what was typed (docs/protocol-decisions.md "Audit events").
    */
   'user.signin.failed': 'Sign-in failed',
@@ -24,7 +25,10 @@ export const AUDIT_EVENT_TYPES = {
    * sent the person to the logout endpoint, its client id recorded when known; `session_ended_from_account`).
    */
   'user.session.signed_out': 'Signed out',
-  /** "Sign out everywhere" on the account page; details: sessions (how many ended). */
+  /**
+   * "Sign out everywhere" on the account page; details: sessions (how many ended). From the admin console (the
+   * administrator as actor): also tokens_revoked, and via `admin`.
+   */
   'user.session.signed_out_everywhere': 'Signed out everywhere',
   /** The confirmation link of the mail was used. */
   'user.email.verified': 'Email address confirmed',
@@ -40,10 +44,28 @@ export const AUDIT_EVENT_TYPES = {
   /** New recovery codes replaced the old ones. */
   'user.recovery_codes.regenerated': 'New recovery codes made',
   /**
-   * `latch user reset-mfa` removed every second factor of a locked-out account; details: authenticator_app,
-   * recovery_codes, passkeys (what was removed), via.
+   * `latch user reset-mfa` or the admin console (the administrator as actor) removed every second factor of a
+   * locked-out account; details: authenticator_app, recovery_codes, passkeys (what was removed), via (`cli`, `admin`).
    */
   'user.second_factor.reset': 'Two-step verification reset by an administrator',
+  /**
+   * An administrator disabled the account in the admin console (the administrator as actor): it cannot sign in;
+   * details: sessions (how many ended), tokens_revoked, via.
+   */
+  'user.disabled': 'Account disabled by an administrator',
+  /** An administrator enabled a disabled account again (the administrator as actor); details: via. */
+  'user.enabled': 'Account enabled by an administrator',
+  /**
+   * An administrator deleted the account (the administrator as actor); details: email (the account's is gone with
+   * it, so the event keeps whom it was), sessions, via.
+   */
+  'user.deleted': 'Account deleted by an administrator',
+  /** An administrator had a new confirmation link mailed to the account's address; details: via. */
+  'user.email.verification_resent': 'Confirmation mail sent again by an administrator',
+  /** `latch user create --admin` or `latch admin grant`: the account may open the admin console; details: via. */
+  'user.admin.granted': 'Made an administrator',
+  /** `latch admin revoke`: the account may no longer open the admin console; details: via. */
+  'user.admin.revoked': 'No longer an administrator',
   /** A reset link was mailed to the account's address (only for an account that exists). */
   'user.password.reset_requested': 'Password reset requested',
   /** The password was set from a mailed reset link; every session ended. */

@@ -6,7 +6,7 @@
  */
 import { parseArgs } from 'node:util';
 import { auditEventJson, type AuditEventJson } from '../audit/event-json.js';
-import { AUDIT_EVENT_TYPE_NAMES, isAuditEventType } from '../audit/event-types.js';
+import { EventFilterError, parseSince as parseFilterSince, parseTypeFilter as parseFilterType } from '../audit/event-filter.js';
 import type { AuditEventFilter, Storage } from '../storage/storage.js';
 import { printJson, UsageError } from './output.js';
 
@@ -14,25 +14,24 @@ export const EVENTS_USAGE = `latch events [--user EMAIL|ID] [--client CLIENT_ID]
 
 const DEFAULT_LIMIT = 50;
 const MAX_LIMIT = 10_000;
-const AGE_UNITS_SECONDS: Record<string, number> = { m: 60, h: 3600, d: 86400 };
 
-/** `--since`: an ISO 8601 time (a date alone is midnight UTC) or an age before `now`. */
+/** `--since`: an ISO 8601 time (a date alone is midnight UTC) or an age before `now` (audit/event-filter.ts). */
 export function parseSince(text: string, now: Date): Date {
-  const age = /^(\d{1,6})([mhd])$/.exec(text);
-  if (age) return new Date(now.getTime() - Number(age[1]) * AGE_UNITS_SECONDS[age[2]!]! * 1000);
-  const time = /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$/.test(text) ? new Date(text) : new Date(NaN);
-  if (Number.isNaN(time.getTime())) throw new UsageError(`--since must be an ISO 8601 time (2026-11-24, 2026-11-24T09:30:00Z) or an age (30m, 24h, 7d); got "${text}"`);
-  return time;
+  return asUsageError(() => parseFilterSince(text, now), '--');
 }
 
 /** `--type`: one known type, or a family of them (`user.*`, `user.signin.*`). */
 export function parseTypeFilter(text: string): Pick<AuditEventFilter, 'types' | 'typePrefix'> {
-  if (isAuditEventType(text)) return { types: [text] };
-  if (text.endsWith('.*')) {
-    const prefix = text.slice(0, -1);
-    if (AUDIT_EVENT_TYPE_NAMES.some((type) => type.startsWith(prefix))) return { typePrefix: prefix };
+  return asUsageError(() => parseFilterType(text), '--');
+}
+
+function asUsageError<T>(parse: () => T, optionPrefix: string): T {
+  try {
+    return parse();
+  } catch (error) {
+    if (error instanceof EventFilterError) throw new UsageError(`${optionPrefix}${error.message}`);
+    throw error;
   }
-  throw new UsageError(`--type must be an event type or a family of them (user.*); "${text}" is neither. Types: ${AUDIT_EVENT_TYPE_NAMES.join(', ')}`);
 }
 
 function parseLimit(text: string | undefined): number {

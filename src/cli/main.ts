@@ -15,13 +15,14 @@ const commands = {
   events: () => import('./events-command.js'),
   webhook: () => import('./webhook-commands.js'),
   registrationToken: () => import('./registration-token-commands.js'),
+  admin: () => import('./admin-commands.js'),
   doctor: () => import('./doctor/doctor-command.js'),
   storage: () => import('../storage/open-storage.js'),
   config: () => import('../config.js'),
 };
 
 async function usage(): Promise<string> {
-  const [serve, client, user, db, keys, events, webhook, doctor, registrationToken] = await Promise.all([
+  const [serve, client, user, db, keys, events, webhook, doctor, registrationToken, admin] = await Promise.all([
     commands.serve(),
     commands.client(),
     commands.user(),
@@ -31,12 +32,14 @@ async function usage(): Promise<string> {
     commands.webhook(),
     commands.doctor(),
     commands.registrationToken(),
+    commands.admin(),
   ]);
   return `Usage:
 ${serve.SERVE_USAGE}
 latch migrate                     Apply database migrations and exit
 ${client.CLIENT_USAGE}
 ${user.USER_USAGE}
+${admin.ADMIN_USAGE}
 ${db.DB_USAGE}
 ${keys.KEYS_USAGE}
 ${events.EVENTS_USAGE}
@@ -97,7 +100,8 @@ export async function runCli(argv: string[]): Promise<number> {
       case 'keys':
       case 'events':
       case 'webhook':
-      case 'registration-token': {
+      case 'registration-token':
+      case 'admin': {
         const { loadConfig } = await commands.config();
         const { openStorage, storageOptionsFromConfig } = await commands.storage();
         const config = loadConfig();
@@ -107,6 +111,7 @@ export async function runCli(argv: string[]): Promise<number> {
           else if (command === 'keys') await (await commands.keys()).runKeysCommand(args, storage, config);
           else if (command === 'events') await (await commands.events()).runEventsCommand(args, storage);
           else if (command === 'registration-token') await (await commands.registrationToken()).runRegistrationTokenCommand(args, storage, { registration: config.registration });
+          else if (command === 'admin') await (await commands.admin()).runAdminCommand(args, storage);
           else if (command === 'webhook') await (await commands.webhook()).runWebhookCommand(args, storage, { latchSecret: config.secret, developmentMode: config.developmentMode });
           else await (await commands.user()).runUserCommand(args, storage);
         } finally {

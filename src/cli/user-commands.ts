@@ -10,7 +10,7 @@ import type { Storage } from '../storage/storage.js';
 import { printFields, printJson, UsageError } from './output.js';
 import { readStdin } from './read-stdin.js';
 
-export const USER_USAGE = `latch user create --email E --name N [--avatar-url U] [--email-verified] --password-stdin [--json]
+export const USER_USAGE = `latch user create --email E --name N [--avatar-url U] [--email-verified] [--admin] --password-stdin [--json]
 latch user list [--json]
 latch user show EMAIL [--json]
 latch user reset-mfa EMAIL [--json]`;
@@ -25,6 +25,7 @@ export async function runUserCommand(args: string[], storage: Storage): Promise<
       name: { type: 'string' },
       'avatar-url': { type: 'string' },
       'email-verified': { type: 'boolean', default: false },
+      admin: { type: 'boolean', default: false },
       'password-stdin': { type: 'boolean', default: false },
       json: { type: 'boolean', default: false },
     },
@@ -43,15 +44,20 @@ export async function runUserCommand(args: string[], storage: Storage): Promise<
         emailVerified: values['email-verified'],
       });
       await recordCommandLineEvent(storage, { type: 'user.created', userId: user.id });
-      const result = { id: user.id, email: user.email, name: user.name };
+      // --admin: may open the admin console (/admin), as `latch admin grant` would make it.
+      if (values.admin) {
+        await storage.users.update(user.id, { isAdmin: true }, new Date());
+        await recordCommandLineEvent(storage, { type: 'user.admin.granted', userId: user.id });
+      }
+      const result = { id: user.id, email: user.email, name: user.name, ...(values.admin && { admin: true }) };
       if (values.json) printJson(result);
       else printFields(result);
       return;
     }
     case 'list': {
-      const users = (await storage.users.list()).map((u) => ({ id: u.id, email: u.email, name: u.name, email_verified: u.emailVerified }));
+      const users = (await storage.users.list()).map((u) => ({ id: u.id, email: u.email, name: u.name, email_verified: u.emailVerified, admin: u.isAdmin, disabled: u.disabledAt !== null }));
       if (values.json) printJson(users);
-      else for (const u of users) process.stdout.write(`${u.id}  ${u.email}  ${u.name}${u.email_verified ? '' : '  (unverified)'}\n`);
+      else for (const u of users) process.stdout.write(`${u.id}  ${u.email}  ${u.name}${u.email_verified ? '' : '  (unverified)'}${u.admin ? '  (admin)' : ''}${u.disabled ? '  (disabled)' : ''}\n`);
       return;
     }
     case 'show':

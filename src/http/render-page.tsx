@@ -19,7 +19,7 @@ export interface RenderOptions {
 
 export function renderPage(reply: FastifyReply, page: VNode, options: RenderOptions = {}): FastifyReply {
   const frame = reply.server.pageFrame ?? DEFAULT_PAGE_FRAME;
-  const context = { brand: frame.brand, stylesheetHref: frame.stylesheetHref, signedIn: reply.request.browserSignedIn };
+  const context = { brand: frame.brand, stylesheetHref: frame.stylesheetHref, signedIn: reply.request.browserSignedIn, isAdmin: reply.request.browserIsAdmin };
   return reply
     .header('content-security-policy', pageContentSecurityPolicy(options.formActions))
     .header('cache-control', 'no-store')

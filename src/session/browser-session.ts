@@ -10,8 +10,12 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../config.js';
 import type { FastifyBaseLogger } from 'fastify';
 import { generateIdentifier, generateSecret, hashSecret, SECRET_PREFIX } from '../crypto/secrets.js';
+import { PageError } from '../errors.js';
 import type { BrowserSession, Storage, User } from '../storage/storage.js';
 import { endBrowserSessions, type SessionEndingDeps } from './session-endings.js';
+
+/** What a person whose account an administrator disabled reads when they try to sign in. */
+export const DISABLED_ACCOUNT_MESSAGE = 'This account has been disabled by an administrator, so it cannot sign in. Ask the people who run this service to enable it again.';
 
 export function sessionCookieName(config: Config): string {
   // The __Host- prefix pins the cookie to this origin, https and path / (RFC 6265bis §4.1.3.2).
@@ -52,6 +56,8 @@ export async function startBrowserSession(
   now = new Date(),
 ): Promise<void> {
   const { storage } = deps;
+  // Every way of signing in ends here: a disabled account gets no session, whichever factor it proved.
+  if (user.disabledAt) throw new PageError(403, DISABLED_ACCOUNT_MESSAGE);
   const sessionId = generateSecret(SECRET_PREFIX.browserSession);
   const fresh = {
     sessionHash: hashSecret(sessionId),
@@ -76,7 +82,8 @@ export async function readBrowserSession(storage: Storage, config: Config, reque
   const session = await storage.browserSessions.findActive(hashSecret(sessionId), now);
   if (!session) return null;
   const user = await storage.users.findById(session.userId);
-  return user ? { session, user } : null;
+  // A disabled account's sessions were ended when it was disabled; this holds even for one that slipped past.
+  return user && !user.disabledAt ? { session, user } : null;
 }
 
 export function clearSessionCookie(config: Config, reply: FastifyReply): void {

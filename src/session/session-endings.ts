@@ -6,8 +6,9 @@
  * - Every place a browser session ends because a person did something calls endBrowserSessions() below, and
  *   nothing else deletes session rows: the logout endpoint (/oauth2/logout, RP-Initiated Logout 1.0), Latch's
  *   own "Sign out" (/logout), the account page's "Sign out" of one session and "Sign out everywhere", a
- *   password change (ends the other sessions), a password reset by mail link (ends them all), and a sign-in as
- *   another person in a browser that was still signed in. Expiry (the cleanup job) is not an ending anyone is
+ *   password change (ends the other sessions), a password reset by mail link (ends them all), a sign-in as
+ *   another person in a browser that was still signed in, and an administrator's disable, sign-out everywhere or
+ *   deletion of the account (admin/). Expiry (the cleanup job) is not an ending anyone is
  *   told about: the apps' own sessions expire too.
  * - endBrowserSessions() reads each session's `sid` and the clients it signed in to (browser_session_clients:
  *   every client a code was issued to in that session) BEFORE it deletes the rows, in the same transaction
@@ -42,7 +43,9 @@ export type SessionEndReason =
   /** A password reset by mail link: every session of the person. */
   | 'password_reset'
   /** Someone signed in as another person in a browser that still had a session: that session ends. */
-  | 'signed_in_as_another_user';
+  | 'signed_in_as_another_user'
+  /** An administrator disabled the account, signed it out everywhere, or deleted it (the admin console). */
+  | 'ended_by_administrator';
 
 /** One ended browser session. */
 export interface EndedSession {

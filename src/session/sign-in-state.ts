@@ -9,13 +9,23 @@ import { hashSecret } from '../crypto/secrets.js';
 import type { Storage } from '../storage/storage.js';
 import { sessionCookieName } from './browser-session.js';
 
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The signed-in account has the admin role: the header links to the admin console. */
+    browserIsAdmin?: boolean;
+  }
+}
+
 export async function noteSignInState(storage: Storage, config: Config, request: FastifyRequest): Promise<boolean> {
   if (request.browserSignedIn !== undefined) return request.browserSignedIn;
   const sessionId = request.cookies?.[sessionCookieName(config)];
   let signedIn = false;
   if (sessionId) {
     try {
-      signedIn = (await storage.browserSessions.findActive(hashSecret(sessionId), new Date())) !== null;
+      const session = await storage.browserSessions.findActive(hashSecret(sessionId), new Date());
+      signedIn = session !== null;
+      // A cached read (cached-storage.ts): the header's Admin link costs no query on most pages.
+      request.browserIsAdmin = session !== null && (await storage.users.findById(session.userId))?.isAdmin === true;
     } catch {
       // The database is away (the page being drawn may be saying so): the header offers "Sign in", the safe default.
       signedIn = false;

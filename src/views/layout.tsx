@@ -15,13 +15,13 @@ export interface LayoutProps {
    */
   inFlow?: boolean;
   /** The page the header links to, marked as the current one (and, for the sign-in page, not linked to itself). */
-  current?: 'account' | 'developer' | 'login';
+  current?: 'account' | 'developer' | 'login' | 'admin';
 }
 
 export function Layout({ title, children, wide, signedIn, withCopyScript, inFlow, current }: LayoutProps) {
   const here = (page: LayoutProps['current']) => (current === page ? { 'aria-current': 'page' as const } : {});
   // The brand and the request's sign-in state come from http/render-page.tsx; a page that knows better says so.
-  const { brand, stylesheetHref, signedIn: requestSignedIn } = usePageContext();
+  const { brand, stylesheetHref, signedIn: requestSignedIn, isAdmin } = usePageContext();
   signedIn = signedIn ?? requestSignedIn ?? false;
   return (
     <html lang="en">
@@ -54,6 +54,12 @@ export function Layout({ title, children, wide, signedIn, withCopyScript, inFlow
                 <a href="/developer" {...here('developer')}>
                   Developer
                 </a>
+                {/* Only administrators see the way to the admin console (README "Admin console"). */}
+                {isAdmin || current === 'admin' ? (
+                  <a href="/admin" {...here('admin')}>
+                    Admin
+                  </a>
+                ) : null}
               </>
             ) : current === 'login' ? null : (
               <a href="/login">Sign in</a>

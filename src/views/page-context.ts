@@ -16,6 +16,8 @@ export interface PageContext {
   stylesheetHref: string;
   /** The browser's sign-in state as the request found it; undefined when nobody looked (the page's own prop decides). */
   signedIn?: boolean | undefined;
+  /** The signed-in account may open the admin console: the header links to it (session/sign-in-state.ts). */
+  isAdmin?: boolean | undefined;
 }
 
 export const DEFAULT_BRAND: BrandSettings = {

@@ -93,6 +93,14 @@ ul.plain > li:last-child { border-bottom: 0; }
 .checkbox input { margin-top: .35rem; }
 .event { border: 1px solid var(--line); border-radius: 6px; padding: .75rem; margin: .5rem 0; }
 .event dl { display: grid; grid-template-columns: max-content 1fr; gap: .25rem .75rem; margin: .5rem 0 0; }
+/* The admin console (admin/): its section links, and an account's or a client's facts as rows of term and value. */
+nav.admin-nav { display: flex; flex-wrap: wrap; gap: .25rem 1rem; margin: 0 0 1.25rem; }
+nav.admin-nav a { font-weight: 600; padding: .25rem .5rem; border-radius: 6px; }
+nav.admin-nav a[aria-current='page'] { background: var(--wash); box-shadow: inset 0 -2px 0 var(--accent); }
+dl.facts { display: grid; grid-template-columns: max-content 1fr; gap: .35rem 1rem; margin: 0; }
+dl.facts dt { font-weight: 600; }
+dl.facts dd { margin: 0; overflow-wrap: anywhere; }
+dl.facts dd ul { margin: 0; padding-left: 1.25rem; }
 .event dt { color: var(--muted); }
 .event dd { margin: 0; word-break: break-all; }
 .mail { border: 1px solid var(--line); border-radius: 6px; padding: .75rem; margin: .75rem 0; }
@@ -112,6 +120,7 @@ ul.ways-on a { font-weight: 600; }
   main { margin: 1rem auto; } .card { padding: 1rem; } .actions { flex-direction: column; } .actions button, .actions .button { width: 100%; text-align: center; }
   .copyable { flex-direction: column; align-items: stretch; }
   .event dl { grid-template-columns: 1fr; }
+  dl.facts { grid-template-columns: 1fr; gap: .1rem; } dl.facts dd { margin-bottom: .5rem; }
   .event dt { margin-top: .25rem; }
   .copyable-block { display: flex; flex-direction: column; }
   .copyable-block button.copy { position: static; order: -1; align-self: flex-end; margin-bottom: .25rem; }

@@ -3,7 +3,8 @@
  * that the tree keeps reading as the architecture. From the bottom up: errors.ts, config.ts and crypto/
  * (vocabulary and primitives); storage/; http/ (framework glue) and views/ (view models in, HTML out);
  * the services (clients/, keys/, session/, mail/, accounts/ rules); the routes (oauth/, accounts/,
- * developer/); and the composition (app.ts, server.ts, cli/).
+ * developer/, and admin/ above them all, as it administers what the others made); and the composition (app.ts,
+ * server.ts, cli/).
  *
  * Every static `import … from`, `export … from`, side-effect import and `import()` of every src/ file except
  * tests is read; tests may import whatever they test.
@@ -51,7 +52,7 @@ const RULES: Rule[] = [
   {
     rule: 'views/ render the view models they are given: they import no storage, services, routes or HTTP',
     from: within('views/'),
-    forbidden: within('storage/', 'accounts/', 'developer/', 'mail/', 'oauth/', 'http/', 'session/', 'keys/', 'clients/'),
+    forbidden: within('storage/', 'accounts/', 'developer/', 'admin/', 'mail/', 'oauth/', 'http/', 'session/', 'keys/', 'clients/'),
   },
   {
     rule: 'cli/ is the top: nothing outside cli/ imports it',
@@ -64,9 +65,14 @@ const RULES: Rule[] = [
     forbidden: within('cli/', 'app.ts', 'server.ts'),
   },
   {
-    rule: 'http/ is framework glue below the routes: it imports no oauth/, accounts/ or developer/',
+    rule: 'http/ is framework glue below the routes: it imports no oauth/, accounts/, developer/ or admin/',
     from: within('http/'),
-    forbidden: within('oauth/', 'accounts/', 'developer/'),
+    forbidden: within('oauth/', 'accounts/', 'developer/', 'admin/'),
+  },
+  {
+    rule: 'admin/ (the admin console) sits above the routes and services it administers: only app.ts composes it',
+    from: except(within('admin/', 'app.ts')),
+    forbidden: within('admin/'),
   },
   {
     rule: 'observability/ watches from the side: it imports only config.ts, storage/ and itself, never the routes or services it counts',

@@ -479,6 +479,37 @@ for (const database of ['sqlite', 'postgres'] as const) {
       assert.deepEqual(of('registration_token.revoked')?.details, { token_id: id, via: 'cli' });
     });
 
+    test('the admin console: the role from the command line, then an administrator’s actions on an account, each with the administrator as actor', async () => {
+      const adminPassword = `admin password ${randomBytes(6).toString('hex')}`;
+      credentials.push(adminPassword);
+      const adminEmail = `audit-admin-${randomBytes(4).toString('hex')}@example.com`;
+      const created = await cli(['user', 'create', '--email', adminEmail, '--name', 'Audit Admin', '--email-verified', '--admin', '--password-stdin', '--json'], adminPassword);
+      assert.equal(created.code, 0, created.stderr);
+      const adminId = JSON.parse(created.stdout).id as number;
+      const granted = (await server.storage.auditEvents.list({ types: ['user.admin.granted'], userId: adminId, limit: 1 }))[0];
+      assert.deepEqual(granted?.details, { via: 'cli' });
+
+      const administrator = new Agent(CHROME_ON_WINDOWS, '203.0.113.40');
+      assert.equal((await signIn(administrator, adminEmail, adminPassword)).status, 303);
+      const { user: target } = await server.createUser({ emailVerified: false });
+      const seen = { userId: target.id, address: administrator.address, userAgent: administrator.userAgent };
+      const page = `/admin/users/${target.id}`;
+      const asAdmin = async (type: string, action: string, details: Record<string, unknown>, form: Record<string, string> = {}) => {
+        const response = await post(administrator, page, `${page}/${action}`, form);
+        assert.equal(response.status, 303, `${action}: ${response.status}`);
+        const event = await expectEvent(type, response, seen, details);
+        assert.equal(event.actorUserId, adminId, `${type}: the administrator is the actor`);
+      };
+      await asAdmin('user.email.verification_resent', 'resend-verification', { via: 'admin' });
+      await asAdmin('user.disabled', 'disable', { sessions: 0, tokens_revoked: 0, via: 'admin' });
+      await asAdmin('user.enabled', 'enable', { via: 'admin' });
+      await asAdmin('user.deleted', 'delete', { email: target.email, sessions: 0, via: 'admin' }, { confirm_email: target.email });
+
+      assert.equal((await cli(['admin', 'revoke', adminEmail])).code, 0);
+      const revoked = (await server.storage.auditEvents.list({ types: ['user.admin.revoked'], userId: adminId, limit: 1 }))[0];
+      assert.deepEqual(revoked?.details, { via: 'cli' });
+    });
+
     test('every event type was produced above, and no event holds any password, secret, code, token, cookie or what a stranger typed', async () => {
       const db = (server.storage as unknown as { db: Kysely<Database> }).db;
       const rows = await db.selectFrom('audit_events').selectAll().execute();
