@@ -32,6 +32,7 @@ import { CONSOLE_NOTICES, DeveloperPage, type ConsoleNotice, type RegisterAppFie
 import { renderPage } from '../http/render-page.js';
 import { checkAppUrl, parseRedirectUriLines } from './app-details.js';
 import { createConsoleState, NEW_SECRET_COOKIE } from './console-state.js';
+import { playgroundCallbackUri, registerPlaygroundRoutes } from './playground-routes.js';
 import { buildEnvironmentBlock, buildIntegrationGuide } from './integration-guide.js';
 
 export interface DeveloperRouteDeps {
@@ -116,6 +117,12 @@ function toFailedRequestView(event: ClientEvent, client: Client, config: Config)
   return { createdAt: event.createdAt, endpoint: event.endpoint, error: event.error, description: event.description, requestId: event.requestId, mismatch: view };
 }
 
+/** The snippets are for the app's own callback: Latch's test callback is left out while the app has another. */
+function withoutPlaygroundCallback(client: Client, config: Config): Client {
+  const own = client.redirectUris.filter((uri) => uri !== playgroundCallbackUri(config.issuer, client.clientId));
+  return own.length > 0 ? { ...client, redirectUris: own } : client;
+}
+
 /**
  * The app's recent records, told apart: its failures; people who chose "Deny" on the consent page (RFC 6749
  * §4.1.2.1 access_denied at the authorization endpoint: a person's answer, not a fault of the app); and notes
@@ -168,8 +175,9 @@ export function registerDeveloperRoutes(app: FastifyInstance, { storage, config,
         values: extra.values ?? {},
         errors: extra.errors ?? {},
         ...sortEvents(events, client, config),
-        guide: buildIntegrationGuide(config.issuer, client),
+        guide: buildIntegrationGuide(config.issuer, withoutPlaygroundCallback(client, config)),
         liveGrants,
+        playgroundCallback: { uri: playgroundCallbackUri(config.issuer, client.clientId), registered: client.redirectUris.includes(playgroundCallbackUri(config.issuer, client.clientId)) },
       }),
     );
   }
@@ -312,4 +320,6 @@ export function registerDeveloperRoutes(app: FastifyInstance, { storage, config,
     audit.record(request, { type: 'client.deleted', userId: owned.current.user.id, clientId: owned.client.clientId, details: { name: owned.client.name, via: 'console' } });
     return reply.redirect('/developer?notice=deleted', 303);
   });
+
+  registerPlaygroundRoutes(app, { storage, config, audit, consoleState, ownApp });
 }

@@ -35,6 +35,7 @@ export interface IntegrationSnippet {
 export const APP_NOTICES = {
   saved: 'Settings saved.',
   'redirect-added': 'Redirect URL added. Try the sign-in again.',
+  'playground-callback-removed': 'The playground’s test callback was removed from the redirect URLs.',
   'secret-shown': 'The new secret was shown once and cannot be shown again: Latch keeps only a fingerprint of it. If you did not save it, rotate it.',
 } as const;
 export type AppNotice = keyof typeof APP_NOTICES;
@@ -152,6 +153,8 @@ export interface DeveloperAppPageProps {
   guide: IntegrationGuide;
   /** Grants of this app that are live now: people it can act for with a live access or refresh token. */
   liveGrants: number;
+  /** Latch's test callback for the playground, and whether the developer added it to the redirect URLs. */
+  playgroundCallback: { uri: string; registered: boolean };
 }
 
 function FailedRequestItem({ event, base, csrfToken }: { event: FailedRequestView; base: string; csrfToken: string }) {
@@ -288,6 +291,19 @@ export function DeveloperAppPage(props: DeveloperAppPageProps) {
       {/* Failures first when there are any: they are what a developer comes to this page for. */}
       {props.failedRequests.length > 0 ? <FailedRequests {...props} base={base} /> : null}
 
+      <section class="card" aria-labelledby="playground-heading">
+        <h2 id="playground-heading">Try sign-in</h2>
+        <p>
+          Run this app’s real sign-in in the playground and see what your app will receive: the authorization request, the code and state that
+          come back, the token response with the user, userinfo, and the id_token with each check ticked.
+        </p>
+        <p>
+          <a class="button" href={`${base}/playground`}>
+            Try sign-in
+          </a>
+        </p>
+      </section>
+
       {app.tokenEndpointAuthMethod === 'none' ? (
         <section class="card" aria-labelledby="secret-heading">
           <h2 id="secret-heading">Client secret</h2>
@@ -336,6 +352,12 @@ export function DeveloperAppPage(props: DeveloperAppPageProps) {
             }}
             errors={props.errors}
           />
+          {props.playgroundCallback.registered ? (
+            <p class="hint" id="playground-callback-note">
+              <code>{props.playgroundCallback.uri}</code> is Latch’s test callback, added for the playground (“Try sign-in”), not an address of
+              your app. Remove it from the list above, or in the <a href={`${base}/playground`}>playground</a>.
+            </p>
+          ) : null}
           <label class="checkbox" for="require_mfa">
             <input type="checkbox" id="require_mfa" name="require_mfa" value="yes" checked={app.requireMfa} aria-describedby="require_mfa-hint" />
             Require two-step verification for every user
