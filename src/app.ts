@@ -345,14 +345,14 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   await app.register(async function authorizeFlow(flow) {
     flow.addHook('onRequest', addDocumentHeaders);
-    limitByAddress(flow, rateLimits.authorize, 'page');
+    limitByAddress(flow, rateLimits.authorize);
     flow.setErrorHandler(authorizeErrorHandler(storage, config));
     registerAuthorizeRoutes(flow, { storage, config, signingKeys, audit, stepUp: createStepUp(storage, config) });
   });
 
   await app.register(async function pages(pageScope) {
     pageScope.addHook('onRequest', addDocumentHeaders);
-    limitByAddress(pageScope, rateLimits.pages, 'page');
+    limitByAddress(pageScope, rateLimits.pages);
     pageScope.setErrorHandler(pageErrorHandler({ storage, config }));
     // Every page's header says whether the browser is signed in (session/sign-in-state.ts; issue 19 item 2).
     pageScope.addHook('preHandler', async (request) => {

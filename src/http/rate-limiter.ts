@@ -43,6 +43,8 @@ export class RateLimiter {
   private readonly dirty = new Set<string>();
   private readonly windowMs: number;
   private lastSweep = -1;
+  /** Until when (epoch ms) some key may be over its limit: before any is, wait() answers without a lookup. */
+  private blockedUntil = 0;
 
   constructor(
     readonly rule: RateLimit,
@@ -61,9 +63,14 @@ export class RateLimiter {
     return Math.max(1, Math.ceil(((Math.floor(nowMs / this.windowMs) + 1) * this.windowMs - nowMs) / 1000));
   }
 
+  /** False while no key can be over its limit: then there is nothing to look up (the hot path's common case). */
+  mayRefuse(nowMs: number): boolean {
+    return nowMs < this.blockedUntil;
+  }
+
   /** Whether the key is over its limit now, without counting: 0 when not, else the seconds to wait. */
   wait(key: string, nowMs: number): number {
-    if (!this.enabled) return 0;
+    if (!this.enabled || nowMs >= this.blockedUntil) return 0;
     const entry = this.entries.get(key);
     if (!entry || entry.window !== Math.floor(nowMs / this.windowMs) || entry.count < this.rule.limit) return 0;
     return this.retryAfterSeconds(nowMs);
@@ -84,11 +91,16 @@ export class RateLimiter {
     }
     if (entry.count >= this.rule.limit) return this.retryAfterSeconds(nowMs);
     entry.count += 1;
+    if (entry.count >= this.rule.limit) this.noteFull(window);
     if (this.shared) {
       entry.unsynced += 1;
       this.dirty.add(key);
     }
     return 0;
+  }
+
+  private noteFull(window: number): void {
+    this.blockedUntil = Math.max(this.blockedUntil, (window + 1) * this.windowMs);
   }
 
   private makeRoom(window: number): void {
@@ -120,7 +132,10 @@ export class RateLimiter {
         try {
           const total = await shared.increment(`rate:${this.rule.name}:${key}:${window}`, this.rule.windowSeconds, now, amount);
           // The entry may have moved to a new window meanwhile; then this total is of the old one.
-          if (entry.window === window) entry.count = Math.max(entry.count, total + entry.unsynced);
+          if (entry.window === window) {
+            entry.count = Math.max(entry.count, total + entry.unsynced);
+            if (entry.count >= this.rule.limit) this.noteFull(window);
+          }
         } catch {
           // The shared counter falls back to memory itself (redis-attempt-counter.ts); a throw loses only these
           // counts' sharing, never the limit in this process.

@@ -103,7 +103,17 @@ export function limitClientRequests(scope: FastifyInstance, limits: RateLimits):
   if (!token.enabled && !clientAuthFailures.enabled) return;
   const failureKey = (request: FastifyRequest) => `${claimedClientId(request)} ${request.ip}`;
   scope.addHook('preHandler', (request, reply, done) => {
+    // A CORS preflight carries no credentials and costs nothing: never refused for what others sent.
+    if (request.method === 'OPTIONS') {
+      done();
+      return;
+    }
     const now = Date.now();
+    // Nothing is over a limit (the usual case): no credentials to read.
+    if (!clientAuthFailures.mayRefuse(now) && !token.mayRefuse(now)) {
+      done();
+      return;
+    }
     const id = claimedClientId(request);
     const failing = clientAuthFailures.wait(`${id} ${request.ip}`, now);
     if (failing > 0) {
@@ -128,16 +138,15 @@ export function limitClientRequests(scope: FastifyInstance, limits: RateLimits):
   });
 }
 
-/** One class of doors limited per client address (`request.ip`: the proxy's forwarded one with LATCH_TRUST_PROXY). */
-export function limitByAddress(scope: FastifyInstance, limiter: RateLimiter, answer: 'json' | 'page'): void {
+/**
+ * One class of browser doors (the authorization endpoint, the pages) limited per client address (`request.ip`: the
+ * proxy's forwarded one with LATCH_TRUST_PROXY), answered with an error page.
+ */
+export function limitByAddress(scope: FastifyInstance, limiter: RateLimiter): void {
   if (!limiter.enabled) return;
   scope.addHook('onRequest', (request, reply, done) => {
     const seconds = limiter.hit(request.ip, Date.now());
-    if (seconds === 0) {
-      done();
-      return;
-    }
-    if (answer === 'page') sendPageTooMany(request, reply, seconds);
-    else sendJsonTooMany(request, reply, seconds, `Too many requests from this address: at most ${limiter.rule.limit} in ${limiter.rule.windowSeconds} seconds; retry after ${seconds} seconds`);
+    if (seconds === 0) done();
+    else sendPageTooMany(request, reply, seconds);
   });
 }

@@ -92,10 +92,19 @@ function setRetryAfter(reply: FastifyReply, error: OAuthError): void {
   if (error instanceof TemporarilyUnavailable) reply.header('retry-after', String(error.retryAfterSeconds));
 }
 
-function sendJsonError(reply: FastifyReply, request: FastifyRequest, error: OAuthError): FastifyReply {
+/**
+ * A body over the limit (64 KiB, app.ts) is 413 Content Too Large on every surface (RFC 9110 §15.5.14; issue 16
+ * item 6): the JSON answer keeps the error code invalid_request, the pages their error page.
+ */
+function isTooLarge(thrown: FastifyError | Error): boolean {
+  const { code } = thrown as FastifyError;
+  return code === 'FST_ERR_CTP_BODY_TOO_LARGE' || code === 'FST_REQ_FILE_TOO_LARGE';
+}
+
+function sendJsonError(reply: FastifyReply, request: FastifyRequest, error: OAuthError, status = error.status): FastifyReply {
   noStore(reply);
   setRetryAfter(reply, error);
-  return reply.code(error.status).type('application/json; charset=utf-8').send({ ...error.toJSON(), request_id: request.id });
+  return reply.code(status).type('application/json; charset=utf-8').send({ ...error.toJSON(), request_id: request.id });
 }
 
 export function oauthJsonErrorHandler(storage: Storage, endpoint: string): ErrorHandler {
@@ -114,7 +123,7 @@ export function oauthJsonErrorHandler(storage: Storage, endpoint: string): Error
     noteFailure(request, error, `${endpoint} failed`);
     await recordClientFailure(storage, request, endpoint, error);
     // Every handler here returns the reply it sent: Fastify's rule for async handlers (http/batched-writes.ts).
-    return sendJsonError(reply, request, error);
+    return sendJsonError(reply, request, error, isTooLarge(thrown) ? 413 : error.status);
   };
 }
 
@@ -134,7 +143,7 @@ export function authorizeErrorHandler(storage: Storage, config: Config): ErrorHa
       });
       return reply.header('referrer-policy', 'no-referrer').redirect(location, 302);
     }
-    reply.code(isCsrfFailure(thrown) ? 403 : error.status === 503 ? 503 : error.status >= 500 ? 500 : 400);
+    reply.code(isCsrfFailure(thrown) ? 403 : isTooLarge(thrown) ? 413 : error.status === 503 ? 503 : error.status >= 500 ? 500 : 400);
     setRetryAfter(reply, error);
     if (!isDatabaseUnavailable(thrown)) await noteSignInState(storage, config, request);
     return renderErrorPage(reply, request, error);

@@ -84,3 +84,75 @@ describe('malformed percent-encoding is refused, never passed on as literal text
     assert.doesNotMatch(await response.text(), /percent-encoding/, 'refused for the unknown client, not for the encoding');
   });
 });
+
+describe('413 Content Too Large on every surface', () => {
+  let server: TestServer;
+  before(async () => {
+    server = await startTestServer({ env: { LATCH_REGISTRATION: 'open' } });
+  });
+  after(async () => server.stop());
+
+  // Over the 64 KiB body limit (app.ts BODY_LIMIT_BYTES).
+  const form = `a=${'x'.repeat(70 * 1024)}`;
+  const json = JSON.stringify({ redirect_uris: ['http://127.0.0.1/cb'], client_name: 'x'.repeat(70 * 1024) });
+  const rows: { path: string; type: string; body: string; answer: 'json' | 'page' }[] = [
+    { path: '/oauth2/token', type: 'application/x-www-form-urlencoded', body: form, answer: 'json' },
+    { path: '/oauth2/revoke', type: 'application/x-www-form-urlencoded', body: form, answer: 'json' },
+    { path: '/oauth2/introspect', type: 'application/x-www-form-urlencoded', body: form, answer: 'json' },
+    { path: '/oauth2/userinfo', type: 'application/x-www-form-urlencoded', body: form, answer: 'json' },
+    { path: '/oauth2/register', type: 'application/json', body: json, answer: 'json' },
+    { path: '/nothing-here', type: 'application/x-www-form-urlencoded', body: form, answer: 'json' },
+    { path: '/oauth2/authorize/decision', type: 'application/x-www-form-urlencoded', body: form, answer: 'page' },
+    { path: '/login', type: 'application/x-www-form-urlencoded', body: form, answer: 'page' },
+    { path: '/oauth2/logout', type: 'application/x-www-form-urlencoded', body: form, answer: 'page' },
+  ];
+  for (const row of rows) {
+    test(`POST ${row.path} with ${row.type} over the limit → 413, ${row.answer === 'json' ? 'invalid_request in JSON' : 'an error page'}`, async () => {
+      const response = await fetch(`${server.baseUrl}${row.path}`, { method: 'POST', headers: { 'content-type': row.type }, body: row.body });
+      assert.equal(response.status, 413);
+      if (row.answer === 'json') {
+        const body = await response.json();
+        assert.equal(body.error, 'invalid_request');
+        assert.match(body.error_description, /too large/);
+      } else {
+        assert.match(response.headers.get('content-type') ?? '', /text\/html/);
+      }
+    });
+  }
+});
+
+describe('every 401 names a challenge (RFC 9110 §15.5.2)', () => {
+  let server: TestServer;
+  const initial = 'initial-access-token-for-the-challenge-tests-0123456789';
+  before(async () => {
+    server = await startTestServer({ env: { LATCH_REGISTRATION: 'token', LATCH_REGISTRATION_TOKEN: initial } });
+  });
+  after(async () => server.stop());
+
+  const formPost = (authorization?: string) => ({
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', ...(authorization && { authorization }) },
+    body: 'grant_type=authorization_code&code=x&token=x',
+  });
+  const rows: { what: string; path: string; init: RequestInit; challenge: RegExp }[] = [
+    { what: 'token, no client authentication', path: '/oauth2/token', init: formPost(), challenge: /^Basic realm="latch"/ },
+    { what: 'token, wrong Basic credentials', path: '/oauth2/token', init: formPost(`Basic ${Buffer.from('nobody:wrong').toString('base64')}`), challenge: /^Basic realm="latch"/ },
+    { what: 'token, a Bearer header', path: '/oauth2/token', init: formPost('Bearer abc'), challenge: /^Basic realm="latch"/ },
+    { what: 'revocation, no client authentication', path: '/oauth2/revoke', init: formPost(), challenge: /^Basic realm="latch"/ },
+    { what: 'introspection, no client authentication', path: '/oauth2/introspect', init: formPost(), challenge: /^Basic realm="latch"/ },
+    // RFC 6750 §3.1: no error code when no Bearer token was sent, another scheme included.
+    { what: 'userinfo, no token', path: '/oauth2/userinfo', init: {}, challenge: /^Bearer realm="latch"$/ },
+    { what: 'userinfo, another scheme (Basic)', path: '/oauth2/userinfo', init: { headers: { authorization: 'Basic YTpi' } }, challenge: /^Bearer realm="latch"$/ },
+    { what: 'userinfo, an unknown token', path: '/oauth2/userinfo', init: { headers: { authorization: 'Bearer nope' } }, challenge: /^Bearer realm="latch", error="invalid_token", error_description="/ },
+    { what: 'registration, no initial access token', path: '/oauth2/register', init: { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' }, challenge: /^Bearer realm="latch"$/ },
+    { what: 'registration, a wrong initial access token', path: '/oauth2/register', init: { method: 'POST', headers: { 'content-type': 'application/json', authorization: 'Bearer wrong' }, body: '{}' }, challenge: /error="invalid_token"/ },
+    { what: 'registration management, a wrong registration access token', path: '/oauth2/register/some-client', init: { headers: { authorization: 'Bearer wrong' } }, challenge: /error="invalid_token"/ },
+  ];
+  for (const row of rows) {
+    test(`${row.what} → 401 with WWW-Authenticate`, async () => {
+      const response = await fetch(`${server.baseUrl}${row.path}`, row.init);
+      assert.equal(response.status, 401);
+      assert.match(response.headers.get('www-authenticate') ?? '', row.challenge);
+    });
+  }
+});
