@@ -276,15 +276,18 @@ export class RequestUriNotSupported extends OAuthError {
 export class PageError extends Error {
   /** What the person reads: what happened, and what to do about it (Latch secrets quoted in it are cut). */
   readonly description: string;
+  /** The page's heading, when the status's usual one would mislead (a 403 is most often an expired form). */
+  readonly heading: string | undefined;
 
   constructor(
     /** The HTTP status: a 4xx for what the person can act on; the page surface also wraps other errors in one. */
     readonly status: number,
     description: string,
-    options: { cause?: unknown } = {},
+    options: { cause?: unknown; heading?: string } = {},
   ) {
     super(redactSecrets(description), options.cause === undefined ? undefined : { cause: options.cause });
     this.description = redactSecrets(description);
+    this.heading = options.heading;
     this.name = 'PageError';
   }
 }

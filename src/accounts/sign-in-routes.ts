@@ -13,7 +13,7 @@ import { renderPage } from '../http/render-page.js';
 import { noteSignIn } from '../observability/request-outcome.js';
 import { PageError } from '../errors.js';
 import { PASSWORD_AMR } from '../session/authentication-methods.js';
-import { DISABLED_ACCOUNT_MESSAGE, endCurrentBrowserSession, startBrowserSession } from '../session/browser-session.js';
+import { DISABLED_ACCOUNT_HEADING, DISABLED_ACCOUNT_MESSAGE, endCurrentBrowserSession, startBrowserSession } from '../session/browser-session.js';
 import type { SessionEndings } from '../session/session-endings.js';
 import { safeReturnTo } from '../session/return-to.js';
 import { requestingApp } from './requesting-app.js';
@@ -94,7 +94,7 @@ export function registerSignInRoutes(app: FastifyInstance, { storage, config, si
     if (user.disabledAt) {
       // Told only to whoever knows the password: to anyone else a disabled account looks like any other.
       audit.record(request, { type: 'user.signin.failed', userId: user.id, details: { reason: 'account_disabled' } });
-      throw new PageError(403, DISABLED_ACCOUNT_MESSAGE);
+      throw new PageError(403, DISABLED_ACCOUNT_MESSAGE, { heading: DISABLED_ACCOUNT_HEADING });
     }
     if (await hasSecondFactor(storage, user.id)) {
       // The password was right; the session waits for the second factor (/login/two-step). The account's failures

@@ -75,7 +75,7 @@ export function renderErrorPage(reply: FastifyReply, request: FastifyRequest, er
   const words =
     error instanceof OAuthError
       ? describeAuthorizeError(error, status, client?.name)
-      : { heading: PAGE_ERROR_HEADINGS[status] ?? (status >= 500 ? 'Something went wrong on our side' : 'Something went wrong'), description: asSentence(error.description) };
+      : { heading: error.heading ?? PAGE_ERROR_HEADINGS[status] ?? (status >= 500 ? 'Something went wrong on our side' : 'Something went wrong'), description: asSentence(error.description) };
   const app = client ? { name: client.name, homepageUrl: client.homepageUrl } : undefined;
   return renderPage(reply, <ErrorPage {...words} requestId={request.id} app={app} />);
 }

@@ -15,6 +15,7 @@ import type { BrowserSession, Storage, User } from '../storage/storage.js';
 import { endBrowserSessions, type SessionEndingDeps } from './session-endings.js';
 
 /** What a person whose account an administrator disabled reads when they try to sign in. */
+export const DISABLED_ACCOUNT_HEADING = 'This account is disabled';
 export const DISABLED_ACCOUNT_MESSAGE = 'This account has been disabled by an administrator, so it cannot sign in. Ask the people who run this service to enable it again.';
 
 export function sessionCookieName(config: Config): string {
@@ -57,7 +58,7 @@ export async function startBrowserSession(
 ): Promise<void> {
   const { storage } = deps;
   // Every way of signing in ends here: a disabled account gets no session, whichever factor it proved.
-  if (user.disabledAt) throw new PageError(403, DISABLED_ACCOUNT_MESSAGE);
+  if (user.disabledAt) throw new PageError(403, DISABLED_ACCOUNT_MESSAGE, { heading: DISABLED_ACCOUNT_HEADING });
   const sessionId = generateSecret(SECRET_PREFIX.browserSession);
   const fresh = {
     sessionHash: hashSecret(sessionId),

@@ -206,6 +206,7 @@ for (const database of ['sqlite', 'postgres'] as const) {
       const refusedSignIn = await signInAttempt(person.email, person.password);
       assert.equal(refusedSignIn.status, 403);
       assert.match(pageText(refusedSignIn.body), /disabled by an administrator/);
+      assert.equal(parseHtml(refusedSignIn.body).querySelector('h1')?.textContent.trim(), 'This account is disabled');
       assert.deepEqual((await eventAbout('user.signin.failed', person.id)).details, { reason: 'account_disabled' });
       const wrongPassword = await signInAttempt(person.email, 'not the password at all');
       assert.equal(wrongPassword.status, 401, 'without the password, a disabled account looks like any other');
