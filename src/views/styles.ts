@@ -130,7 +130,10 @@ h1.page-title { margin-bottom: .5rem; }
 nav.section-nav { display: flex; flex-wrap: wrap; gap: .25rem 1rem; margin: 0 0 1.25rem; }
 nav.section-nav a { font-weight: 600; }
 .subsection { border-top: 1px solid var(--line); margin-top: 1.25rem; padding-top: .25rem; }
-.card > h2 + .subsection, .card > h2 + .profile + .subsection { border-top: 0; }
+.card > h2 + .subsection { border-top: 0; margin-top: 0; padding-top: 0; }
+.card > h2 + .subsection > h3:first-child { margin-top: .5rem; }
+/* A session or an app on the left, its button on the right; the text wraps before the button does. */
+#sessions ul.plain > li > div, #apps ul.plain > li > div { flex: 1 1 18rem; min-width: 0; }
 .profile-name { font-size: 1.15rem; font-weight: 700; margin: 0; }
 .profile .muted { margin: .15rem 0 0; }
 ul.facts { padding-left: 1.25rem; margin: .25rem 0; }
