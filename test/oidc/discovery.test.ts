@@ -22,13 +22,14 @@ describe('discovery (OIDC Discovery 1.0 §3–4, RFC 8414)', () => {
     assert.equal(metadata.jwks_uri, `${issuer}/oauth2/jwks`);
     assert.equal(metadata.revocation_endpoint, `${issuer}/oauth2/revoke`);
     assert.equal(metadata.introspection_endpoint, `${issuer}/oauth2/introspect`);
+    assert.equal(metadata.device_authorization_endpoint, `${issuer}/oauth2/device_authorization`);
   });
 
   test('openid-configuration lists only what Latch supports', async () => {
     const metadata = await (await fetch(`${server.baseUrl}/.well-known/openid-configuration`)).json();
     assert.deepEqual(metadata.response_types_supported, ['code']);
     assert.deepEqual(metadata.response_modes_supported, ['query']);
-    assert.deepEqual(metadata.grant_types_supported, ['authorization_code', 'refresh_token', 'client_credentials']);
+    assert.deepEqual(metadata.grant_types_supported, ['authorization_code', 'refresh_token', 'client_credentials', 'urn:ietf:params:oauth:grant-type:device_code']);
     assert.deepEqual(metadata.subject_types_supported, ['public']);
     assert.deepEqual(metadata.id_token_signing_alg_values_supported, ['RS256', 'ES256', 'EdDSA']);
     assert.deepEqual(metadata.scopes_supported, ['openid', 'profile', 'email', 'offline_access']);
