@@ -218,6 +218,11 @@ export interface Config {
   /** `LATCH_REGISTRATION_TOKEN`: the initial access token of `token` mode (at least 32 characters); null otherwise. */
   readonly registrationToken: string | null;
   /**
+   * Client ID Metadata Documents (`LATCH_CIMD=1`, default off; docs/protocol-decisions.md "Client ID Metadata
+   * Documents"): a client_id that is an https URL is resolved by fetching the client's metadata document from it.
+   */
+  readonly cimd: boolean;
+  /**
    * The operator's product name, logo, accent colour, favicon and footer links (`LATCH_BRAND_*`, config-brand.ts;
    * README "Branding"). Defaults: the name Latch, its blue, its own favicon, no logo and no footer links.
    */
@@ -343,6 +348,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     limits: parseLimits(integer),
     webhookRetrySeconds: parseWebhookRetrySeconds(env.LATCH_WEBHOOK_RETRY_SECONDS, problems),
     ...parseRegistration(env, problems),
+    cimd: flag('LATCH_CIMD'),
     brand,
   };
   if (config.metricsPort !== null && config.metricsPort === config.port && config.port !== 0) {

@@ -1,6 +1,6 @@
 /**
- * Latch's own requests to URLs that others registered (back-channel logout and webhooks now; metadata fetches
- * later), guarded against server-side request forgery (OWASP SSRF Prevention Cheat Sheet):
+ * Latch's own requests to URLs that others registered (back-channel logout, webhooks and client metadata documents),
+ * guarded against server-side request forgery (OWASP SSRF Prevention Cheat Sheet):
  *
  * - The host is resolved once, every address is judged (outbound-address.ts), and the connection goes to an
  *   address that passed, through a custom `lookup` on the request: no second resolution between the check and
@@ -12,7 +12,7 @@
  *   connection is dropped; no connection is reused (no agent), so nothing outlives the request.
  */
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
-import { request as httpRequest, type IncomingMessage } from 'node:http';
+import { request as httpRequest, type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
 import { judgeAddress, type RefusedRange } from './outbound-address.js';
@@ -22,7 +22,8 @@ export type OutboundFailure =
   | { kind: 'refused_address'; address: string; range: RefusedRange }
   | { kind: 'dns'; code: string }
   | { kind: 'timeout'; timeoutMs: number }
-  | { kind: 'network'; code: string };
+  | { kind: 'network'; code: string }
+  | { kind: 'too_large'; limitBytes: number };
 
 /** A request that got no HTTP answer, with why, in words a client developer can act on (`message`). */
 export class OutboundRequestError extends Error {
@@ -198,5 +199,79 @@ export async function postBody(url: string, { contentType, body, headers = {} }:
       );
     });
     request.end(body);
+  });
+}
+
+/** A document fetched by getDocument: its status, headers and whole body (never more than the limit). */
+export interface OutboundDocument {
+  status: number;
+  headers: IncomingHttpHeaders;
+  body: Buffer;
+}
+
+/**
+ * GETs `url` with the same guard as postForm (checked addresses, no redirects followed, no agent), asking for
+ * `accept`. Unlike a POST, the body is the point: the deadline covers the whole body, and a body larger than
+ * `maxResponseBytes` (by its content-length or as it arrives) is refused with a `too_large` failure rather than
+ * cut short, so that a truncated document is never mistaken for a whole one.
+ */
+export async function getDocument(url: string, accept: string, options: OutboundOptions): Promise<OutboundDocument> {
+  const target = parseTarget(url);
+  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const limit = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
+  const host = target.hostname.replace(/^\[(.*)\]$/, '$1');
+  if (isIP(host) !== 0 && !options.allowPrivateAddresses) {
+    const verdict = judgeAddress(host);
+    if (!verdict.allowed) throw refusal(host, verdict.range);
+  }
+  const tooLarge = () => new OutboundRequestError({ kind: 'too_large', limitBytes: limit }, `the response is larger than ${limit} bytes`);
+
+  return new Promise<OutboundDocument>((resolve, reject) => {
+    let failure: OutboundRequestError | undefined;
+    let settled = false;
+    const settle = (outcome: () => void) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(deadline);
+      request.destroy();
+      outcome();
+    };
+    const request = (target.protocol === 'https:' ? httpsRequest : httpRequest)(target, {
+      method: 'GET',
+      agent: false,
+      lookup: guardedLookup(options.resolve ?? systemResolver, options.allowPrivateAddresses, (error) => {
+        failure = error;
+      }),
+      headers: { 'user-agent': USER_AGENT, accept },
+    });
+    const deadline = setTimeout(
+      () => settle(() => reject(new OutboundRequestError({ kind: 'timeout', timeoutMs }, `no complete answer within ${timeoutMs / 1000} s`))),
+      timeoutMs,
+    );
+    request.on('response', (response) => {
+      const status = response.statusCode ?? 0;
+      const declared = Number(response.headers['content-length']);
+      if (Number.isFinite(declared) && declared > limit) {
+        settle(() => reject(tooLarge()));
+        return;
+      }
+      const chunks: Buffer[] = [];
+      let read = 0;
+      response.on('data', (chunk: Buffer) => {
+        read += chunk.length;
+        if (read > limit) settle(() => reject(tooLarge()));
+        else chunks.push(chunk);
+      });
+      response.on('end', () => settle(() => resolve({ status, headers: response.headers, body: Buffer.concat(chunks) })));
+      response.on('error', (error: NodeJS.ErrnoException) =>
+        settle(() => reject(new OutboundRequestError({ kind: 'network', code: error.code ?? 'ERROR' }, `the response from ${target.host} broke off (${error.code ?? error.message})`, { cause: error }))),
+      );
+    });
+    request.on('error', (error: NodeJS.ErrnoException) => {
+      settle(() =>
+        reject(failure ?? new OutboundRequestError({ kind: 'network', code: error.code ?? 'ERROR' }, `the request to ${target.host} failed (${error.code ?? error.message})`, { cause: error })),
+      );
+    });
+    request.end();
   });
 }

@@ -28,6 +28,8 @@ import { recordClientNote } from './client-failure-log.js';
 import { buildCodeRedirect, issueAuthorizationCode } from './tokens/authorization-code-issuer.js';
 import { signInRequirement, type SignInReason } from './request/authentication-requirement.js';
 import { parseAuthorizationRequest, stateForErrorRedirect, verifyClientAndRedirectUri, type AuthorizationRequest } from './request/authorize-request.js';
+import { createMetadataDocumentResolver } from './request/client-metadata-document.js';
+import { isMetadataDocumentClientId } from '../clients/metadata-document.js';
 import { verifyIdTokenHint } from './request/id-token-hint.js';
 import { AUTHENTICATED_AFTER_PARAM } from './request/oidc-request.js';
 import type { RawParams } from '../http/form-body.js';
@@ -97,10 +99,25 @@ export function registerAuthorizeRoutes(app: FastifyInstance, { storage, config,
     return stepUp;
   }
 
+  // Client ID Metadata Documents (LATCH_CIMD): a URL client_id is the client its document describes. Off, a URL is
+  // an unknown client like any other, even one resolved while it was on.
+  const metadataDocuments = config.cimd
+    ? createMetadataDocumentResolver(storage, { developmentMode: config.developmentMode, allowPrivateAddresses: config.developmentMode || config.outboundAllowPrivate })
+    : null;
+  async function findClient(clientId: string) {
+    if (!isMetadataDocumentClientId(clientId)) return storage.clients.findById(clientId);
+    return metadataDocuments === null ? null : metadataDocuments.resolve(clientId, new Date());
+  }
+
   async function validate(request: FastifyRequest, params: RawParams): Promise<AuthorizationRequest> {
-    const verified = await verifyClientAndRedirectUri(params, storage, (client) => {
-      request.latchClient = client;
-    });
+    const verified = await verifyClientAndRedirectUri(
+      params,
+      storage,
+      (client) => {
+        request.latchClient = client;
+      },
+      findClient,
+    );
     request.authorizeErrorTarget = { redirectUri: verified.redirectUri, state: stateForErrorRedirect(params) };
     return parseAuthorizationRequest(params, verified);
   }
@@ -186,6 +203,9 @@ export function registerAuthorizeRoutes(app: FastifyInstance, { storage, config,
         clientHomepage: authorization.client.homepageUrl,
         redirectHost: new URL(authorization.redirectUri).host || authorization.redirectUri,
         registeredDynamically: authorization.client.registeredDynamically,
+        ...(authorization.client.metadataDocumentExpiresAt && { metadataDocumentHost: new URL(authorization.client.clientId).host }),
+        policyUrl: authorization.client.policyUrl ?? null,
+        termsUrl: authorization.client.termsUrl ?? null,
         userEmail: user.email,
         authorizationRequest: rawQuery,
         scope: authorization.scope,

@@ -64,6 +64,8 @@ export function buildProviderMetadata(config: Config): Record<string, unknown> {
     device_authorization_endpoint: url('/oauth2/device_authorization'),
     // RFC 8414 §2: only when registration is on (a null value breaks clients that validate the document).
     ...(config.registration !== 'off' && { registration_endpoint: url('/oauth2/register') }),
+    // draft-ietf-oauth-client-id-metadata-document: a client_id may be the https URL of the client's metadata document.
+    ...(config.cimd && { client_id_metadata_document_supported: true }),
   };
 }
 

@@ -60,6 +60,11 @@ export interface ClientsTable {
   registered_dynamically: Generated<number>;
   /** A self-registered client's first successful token exchange; null until then (unused ones are removed). */
   first_used_at: number | null;
+  /** A client from a Client ID Metadata Document: when the document is to be fetched again; null for every other client. */
+  metadata_document_expires_at: number | null;
+  /** The client's privacy policy and terms of service (its metadata document's policy_uri and tos_uri), or null. */
+  policy_url: string | null;
+  terms_url: string | null;
 }
 
 export interface AuthorizationCodesTable {

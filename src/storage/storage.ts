@@ -91,6 +91,14 @@ export interface Client {
   refreshTokenMaxSeconds: number | null;
   /** Every user of this client needs a second factor (issue 17 item 5; session/authentication-methods.ts). */
   requireMfa: boolean;
+  /**
+   * A client whose client_id is the URL of its metadata document (Client ID Metadata Documents; clients/metadata-document.ts):
+   * when that document is to be fetched again. Null (or absent) for every other client.
+   */
+  metadataDocumentExpiresAt?: Date | null;
+  /** Its privacy policy and terms of service (metadata `policy_uri`, `tos_uri`), shown on the consent page; null when unknown. */
+  policyUrl?: string | null;
+  termsUrl?: string | null;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -140,6 +148,9 @@ export type ClientPatch = Partial<
     | 'refreshTokenIdleSeconds'
     | 'refreshTokenMaxSeconds'
     | 'requireMfa'
+    | 'metadataDocumentExpiresAt'
+    | 'policyUrl'
+    | 'termsUrl'
   >
 >;
 

@@ -35,14 +35,21 @@ export interface AuthorizationRequest extends VerifiedClientRedirect, OidcParame
 
 const NOT_REDIRECTABLE = { redirectable: false } as const;
 
+/**
+ * Finds the client of a client_id: storage.clients.findById, or with Client ID Metadata Documents on, the client a
+ * URL's document describes (client-metadata-document.ts; its failures are thrown, not redirectable). Null: unknown.
+ */
+export type ClientFinder = (clientId: string) => Promise<Client | null>;
+
 export async function verifyClientAndRedirectUri(
   params: RawParams,
   storage: Storage,
   onClientKnown: (client: Client) => void,
+  findClient: ClientFinder = (clientId) => storage.clients.findById(clientId),
 ): Promise<VerifiedClientRedirect> {
   const clientId = readParam(params, 'client_id', { ...NOT_REDIRECTABLE, maxLength: 256 });
   if (clientId === undefined) throw new InvalidRequest('client_id is required', NOT_REDIRECTABLE);
-  const client = await storage.clients.findById(clientId);
+  const client = await findClient(clientId);
   if (!client) throw new InvalidRequest(unknownClientDescription(clientId), NOT_REDIRECTABLE);
   onClientKnown(client);
 

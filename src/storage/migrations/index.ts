@@ -23,6 +23,7 @@ import * as registrationTokens from './2026_11_25_0300_registration_tokens.js';
 import * as registrationFirstUse from './2026_11_25_0430_registration_first_use.js';
 import * as adminConsole from './2026_11_25_0400_admin_console.js';
 import * as deviceAuthorizations from './2026_11_25_0500_device_authorizations.js';
+import * as clientMetadataDocuments from './2026_11_25_0630_client_metadata_documents.js';
 
 export const migrations: Record<string, Migration> = {
   '2026_11_22_0000_initial': initial,
@@ -45,6 +46,7 @@ export const migrations: Record<string, Migration> = {
   '2026_11_25_0430_registration_first_use': registrationFirstUse,
   '2026_11_25_0400_admin_console': adminConsole,
   '2026_11_25_0500_device_authorizations': deviceAuthorizations,
+  '2026_11_25_0630_client_metadata_documents': clientMetadataDocuments,
 };
 
 export const migrationProvider: MigrationProvider = {

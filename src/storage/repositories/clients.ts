@@ -40,6 +40,9 @@ function toClient(row: ClientRow): Client {
     refreshTokenIdleSeconds: row.refresh_token_idle_seconds === null ? null : Number(row.refresh_token_idle_seconds),
     refreshTokenMaxSeconds: row.refresh_token_max_seconds === null ? null : Number(row.refresh_token_max_seconds),
     requireMfa: Number(row.require_mfa) === 1,
+    metadataDocumentExpiresAt: fromNullableEpochSeconds(row.metadata_document_expires_at),
+    policyUrl: row.policy_url,
+    termsUrl: row.terms_url,
     createdAt: fromEpochSeconds(row.created_at),
     updatedAt: fromEpochSeconds(row.updated_at),
   };
@@ -87,6 +90,9 @@ export function createClientRepository(db: Kysely<Database>, executor: QueryExec
           refresh_token_idle_seconds: client.refreshTokenIdleSeconds ?? null,
           refresh_token_max_seconds: client.refreshTokenMaxSeconds ?? null,
           require_mfa: client.requireMfa ? 1 : 0,
+          metadata_document_expires_at: toNullableEpochSeconds(client.metadataDocumentExpiresAt ?? null),
+          policy_url: client.policyUrl ?? null,
+          terms_url: client.termsUrl ?? null,
           created_at: at,
           updated_at: at,
         })
@@ -115,6 +121,9 @@ export function createClientRepository(db: Kysely<Database>, executor: QueryExec
           ...(patch.refreshTokenIdleSeconds !== undefined && { refresh_token_idle_seconds: patch.refreshTokenIdleSeconds }),
           ...(patch.refreshTokenMaxSeconds !== undefined && { refresh_token_max_seconds: patch.refreshTokenMaxSeconds }),
           ...(patch.requireMfa !== undefined && { require_mfa: patch.requireMfa ? 1 : 0 }),
+          ...(patch.metadataDocumentExpiresAt !== undefined && { metadata_document_expires_at: toNullableEpochSeconds(patch.metadataDocumentExpiresAt) }),
+          ...(patch.policyUrl !== undefined && { policy_url: patch.policyUrl }),
+          ...(patch.termsUrl !== undefined && { terms_url: patch.termsUrl }),
           updated_at: toEpochSeconds(now),
         })
         .where('client_id', '=', clientId)

@@ -14,6 +14,14 @@ export interface ConsentPageProps {
   /** The app registered itself (RFC 7591): nobody at this Latch checked who runs it, so the page says so. */
   registeredDynamically?: boolean;
   /**
+   * The app is described by a client metadata document (client_id is its URL): the host that serves it, the one
+   * thing about the app that is verified, shown as the draft asks; the app is marked as unverified too.
+   */
+  metadataDocumentHost?: string;
+  /** The app's privacy policy and terms of service (client metadata policy_uri, tos_uri), linked when known. */
+  policyUrl?: string | null;
+  termsUrl?: string | null;
+  /**
    * The device authorization grant (RFC 8628 §3.3): the decision posts to /device/decision with the user code,
    * nobody is sent anywhere afterwards, and the page names the code to compare with the device (§5.4).
    */
@@ -60,9 +68,16 @@ export function ConsentPage(props: ConsentPageProps) {
         <h1>
           <span class="client-name">{props.clientName}</span> {askedFor(props.scope)}
         </h1>
-        {props.registeredDynamically ? (
+        {props.registeredDynamically || props.metadataDocumentHost ? (
           <p class="secret-warning" role="note">
-            <strong>Unverified app.</strong> {props.clientName} registered itself with this server; nobody here has checked who runs it.{' '}
+            <strong>Unverified app.</strong>{' '}
+            {props.metadataDocumentHost ? (
+              <>
+                {props.clientName} is described by <strong>{props.metadataDocumentHost}</strong>; nobody here has checked who runs it.
+              </>
+            ) : (
+              <>{props.clientName} registered itself with this server; nobody here has checked who runs it.</>
+            )}{' '}
             {props.device ? (
               <>Allow only if you trust it.</>
             ) : (
@@ -76,6 +91,24 @@ export function ConsentPage(props: ConsentPageProps) {
           Signed in as <strong>{props.userEmail}</strong>. If you allow, {props.clientName} will receive:
         </p>
         <ul class="scopes">{receivedItems(props)}</ul>
+        {props.policyUrl || props.termsUrl ? (
+          <p class="hint">
+            {props.clientName}
+            {"'s "}
+            {props.policyUrl ? (
+              <a href={props.policyUrl} rel="noopener noreferrer">
+                privacy policy
+              </a>
+            ) : null}
+            {props.policyUrl && props.termsUrl ? ' and ' : null}
+            {props.termsUrl ? (
+              <a href={props.termsUrl} rel="noopener noreferrer">
+                terms of service
+              </a>
+            ) : null}
+            .
+          </p>
+        ) : null}
         {props.device ? (
           // RFC 8628 §5.4: someone may have sent this code to the person to get their account on a device of theirs.
           <p class="send-back">
