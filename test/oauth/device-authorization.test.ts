@@ -17,6 +17,7 @@ import { inputValue, pageText, TestBrowser, type BrowserResponse } from '../help
 import { runLatchCli } from '../helpers/cli.js';
 import { basicAuthorization, callUserinfo, postToken, readResponse, type RawResponse } from '../helpers/code-fixtures.js';
 import { signedInBrowser } from '../helpers/pages.js';
+import { enrolAuthenticator, submitSecondFactor } from '../helpers/two-step.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 
 const DEVICE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
@@ -366,6 +367,38 @@ for (const database of ['sqlite', 'postgres'] as const) {
       // Another account is not held back by this one's guesses.
       await approve(started.user_code);
       assert.equal((await poll(cliTool, started.device_code)).status, 200);
+    });
+
+    test('an app that requires a second factor: refused without one, a step-up with one, then the tokens say so', async () => {
+      const bank = await registerClientOfAnyKind(
+        server.storage,
+        { name: 'Bank TV', redirectUris: [], isPublic: true, grantTypes: [DEVICE_GRANT], requireMfa: true },
+        { developmentMode: false },
+      );
+      const bankTv: DeviceClient = { clientId: bank.client.clientId, clientSecret: null };
+
+      const refused = await enterCode(browser, (await startDevice(bankTv)).user_code);
+      assert.equal(refused.status, 403);
+      assert.match(pageText(refused.body), /Bank TV requires two-step verification, and your account has none yet/);
+
+      // Signed in with a password only, then an authenticator app added (from another browser): the code asks for it.
+      const { user, password } = await server.createUser();
+      const tv = await signedInBrowser(server, user.email, password);
+      const { app } = await enrolAuthenticator(server, await signedInBrowser(server, user.email, password));
+      const started = await startDevice(bankTv, 'openid');
+      const stepUp = await enterCode(tv, started.user_code);
+      assert.equal(stepUp.status, 303);
+      assert.equal(stepUp.headers.get('location'), '/login/two-step');
+      const back = await submitSecondFactor(server, tv, await app.freshCode());
+      assert.equal(back.status, 303);
+      assert.equal(back.headers.get('location'), `/device?user_code=${started.user_code}`);
+      const consent = await enterCode(tv, started.user_code);
+      assert.equal(consent.status, 200);
+      assert.equal((await decide(tv, consent, 'allow')).status, 200);
+      const tokens = await poll(bankTv, started.device_code);
+      assert.equal(tokens.status, 200, tokens.text);
+      const claims = decodeJwtPayload(tokens.body.id_token);
+      assert.ok((claims.amr as string[]).includes('otp'), `amr ${JSON.stringify(claims.amr)}`);
     });
 
     test('oauth4webapi drives the device side (a confidential client with Basic authentication)', async () => {
