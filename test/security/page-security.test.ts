@@ -24,7 +24,7 @@ describe('page security and accessibility rules', () => {
     clientId = valueById((await followRedirect(browser, server.baseUrl, registered)).body, 'client_id');
     await submitForm(browser, server.baseUrl, '/forgot-password', '/forgot-password', { email: user.email });
     const resetLink = new URL(await linkFromOutbox(server, user.email, '/reset-password'));
-    pagePaths = ['/', '/login', '/signup', '/forgot-password', `${resetLink.pathname}${resetLink.search}`, '/account', '/account/two-step', '/developer', `/developer/apps/${clientId}`, '/dev/outbox'];
+    pagePaths = ['/', '/login', '/signup', '/forgot-password', `${resetLink.pathname}${resetLink.search}`, '/account', '/account/two-step', '/developer', `/developer/apps/${clientId}`, `/developer/apps/${clientId}/playground`, '/dev/outbox'];
   });
   after(async () => server.stop());
 
@@ -68,6 +68,7 @@ describe('page security and accessibility rules', () => {
       '/account/profile', '/account/avatar/remove', '/account/password', '/account/sessions/end', '/account/sessions/end-all', '/account/apps/remove', '/account/verification-email',
       '/oauth2/logout/confirm',
       '/developer/apps', `/developer/apps/${clientId}/settings`, `/developer/apps/${clientId}/redirect-uris/add`, `/developer/apps/${clientId}/secret`, `/developer/apps/${clientId}/delete`,
+      ...['callback-uri', 'callback-uri/remove', 'start', 'exchange', 'reset'].map((action) => `/developer/apps/${clientId}/playground/${action}`),
     ];
     const clientBefore = await server.storage.clients.findById(clientId);
     for (const path of posts) {
