@@ -133,7 +133,7 @@ export function AdminClientPage({ client, liveGrants, events }: AdminClientPageP
           </dd>
           <dt>Registered by</dt>
           <dd>
-            {client.owner ? <a href={`/admin/users/${client.owner.id}`}>{client.owner.email}</a> : client.origin === 'dynamic' ? 'The app itself, at /oauth2/register' : 'An operator, with latch client create'}
+            {client.owner ? <a href={`/admin/users/${client.owner.id}`}>{client.owner.email}</a> : client.origin === 'dynamic' ? 'The app itself, at /oauth2/register' : 'An operator, with latch client create (or an account deleted since)'}
           </dd>
           <dt>Kind</dt>
           <dd>{describeKind(client)}</dd>
