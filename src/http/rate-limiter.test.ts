@@ -36,6 +36,26 @@ describe('RateLimiter', () => {
     assert.equal(limiter.wait('a', WINDOW_START + 60_000), 0, 'a new window');
   });
 
+  test('mayRefuse: false until some key reaches its limit, true until that window ends (the hot path skips the lookup before)', async () => {
+    const limiter = new RateLimiter({ name: 't', limit: 2, windowSeconds: 60 });
+    assert.equal(limiter.mayRefuse(WINDOW_START), false);
+    limiter.hit('a', WINDOW_START);
+    assert.equal(limiter.mayRefuse(WINDOW_START + 1), false);
+    limiter.hit('a', WINDOW_START + 2);
+    assert.equal(limiter.mayRefuse(WINDOW_START + 3), true);
+    assert.equal(limiter.wait('a', WINDOW_START + 3), 60);
+    assert.equal(limiter.mayRefuse(WINDOW_START + 60_000), false, 'the next window');
+    // A key filled by other processes' counts (the shared total at a sync) counts too.
+    const shared = createMemoryAttemptCounter();
+    const now = Date.now();
+    const other = new RateLimiter({ name: 't', limit: 2, windowSeconds: 60 }, shared);
+    await shared.increment(`rate:t:k:${Math.floor(now / 60_000)}`, 60, new Date(now), 5);
+    other.hit('k', now);
+    assert.equal(other.mayRefuse(now), false);
+    await other.sync(new Date(now));
+    assert.equal(other.mayRefuse(now), true);
+  });
+
   test('memory is bounded: past the most keys, ended windows go first, then the oldest key', () => {
     const limiter = new RateLimiter({ name: 't', limit: 5, windowSeconds: 60 }, undefined, 3);
     for (const key of ['a', 'b', 'c']) limiter.hit(key, WINDOW_START);
