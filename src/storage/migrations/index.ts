@@ -20,8 +20,8 @@ import * as clientRefreshLifetimes from './2026_11_25_0000_client_refresh_lifeti
 import * as authenticationMethods from './2026_11_25_0100_authentication_methods.js';
 import * as webhooks from './2026_11_25_0200_webhooks.js';
 import * as registrationTokens from './2026_11_25_0300_registration_tokens.js';
-import * as registrationFirstUse from './2026_11_25_0430_registration_first_use.js';
 import * as adminConsole from './2026_11_25_0400_admin_console.js';
+import * as registrationFirstUse from './2026_11_25_0430_registration_first_use.js';
 import * as deviceAuthorizations from './2026_11_25_0500_device_authorizations.js';
 import * as clientMetadataDocuments from './2026_11_25_0630_client_metadata_documents.js';
 
@@ -43,8 +43,8 @@ export const migrations: Record<string, Migration> = {
   '2026_11_25_0100_authentication_methods': authenticationMethods,
   '2026_11_25_0200_webhooks': webhooks,
   '2026_11_25_0300_registration_tokens': registrationTokens,
-  '2026_11_25_0430_registration_first_use': registrationFirstUse,
   '2026_11_25_0400_admin_console': adminConsole,
+  '2026_11_25_0430_registration_first_use': registrationFirstUse,
   '2026_11_25_0500_device_authorizations': deviceAuthorizations,
   '2026_11_25_0630_client_metadata_documents': clientMetadataDocuments,
 };
