@@ -2,7 +2,9 @@
  * The playground in Debian's Chromium (issue 22 item 3): a developer with JavaScript turned off registers an
  * app, opens "Try sign-in", adds the test callback, signs in through the app's real flow, pastes the secret and
  * sees every step with its checks ticked; each page of the way passes axe-core (no serious or critical
- * violation), at desktop and phone widths. Screenshots: test-artifacts/screenshots/playground-*.png.
+ * violation), at desktop and phone widths. Then the console's reload rule and its redirect URL comparison
+ * (issue 19 item 4): a loopback URL on another port and path is named as differing in the path.
+ * Screenshots: test-artifacts/screenshots/playground-*.png.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test, type TestContext } from 'node:test';
@@ -19,7 +21,7 @@ async function checkPage(t: TestContext, page: Page, name: string): Promise<void
   for (const violation of report.violations) t.diagnostic(`${name}: ${violation.id} (${violation.impact}) at ${violation.targets.slice(0, 3).join(', ')}`);
 }
 
-describe('the playground in Chromium, without JavaScript', () => {
+describe('the playground and the console in Chromium, without JavaScript', () => {
   let latch: TestServer;
   let browser: Browser;
   let context: BrowserContext;
@@ -95,5 +97,26 @@ describe('the playground in Chromium, without JavaScript', () => {
     await page.setViewportSize({ width: 390, height: 844 });
     await checkPage(t, page, '5-all-steps-phone');
     await page.setViewportSize({ width: 1000, height: 800 });
+  });
+  browserTest('the console names a redirect URL mismatch as the matcher sees it, and reloading after "Add this redirect URL" adds nothing twice', async (t) => {
+    await page.goto(`${latch.baseUrl}/developer`);
+    await page.getByLabel('App name').fill('Loopback Tool');
+    await page.getByLabel('Redirect URLs', { exact: true }).fill('http://127.0.0.1:3000/callback');
+    await page.getByRole('button', { name: 'Register app' }).click();
+    await page.getByRole('heading', { name: 'Loopback Tool is registered' }).waitFor();
+    const loopbackClientId = await page.locator('#client_id').inputValue();
+    const sent = 'http://127.0.0.1:8080/auth/callback';
+    await page.goto(`${latch.baseUrl}/oauth2/authorize?response_type=code&client_id=${loopbackClientId}&redirect_uri=${encodeURIComponent(sent)}&scope=openid`);
+    await page.goto(`${latch.baseUrl}/developer/apps/${loopbackClientId}`);
+    const failures = page.getByRole('region', { name: 'Recent failed requests' });
+    const text = await failures.innerText();
+    assert.match(text, /They differ in\s+the path: \/auth\/callback sent, \/callback registered \(The ports were not compared/);
+    await checkPage(t, page, '6-redirect-mismatch');
+    await failures.getByRole('button', { name: 'Add this redirect URL' }).click();
+    await page.waitForURL(/notice=redirect-added/);
+    await page.reload();
+    const uris = (await page.getByLabel('Redirect URLs', { exact: true }).inputValue()).split('\n');
+    assert.deepEqual(uris, ['http://127.0.0.1:3000/callback', sent], 'added once');
+    assert.match(await failures.innerText(), /registered: the same request would pass today/);
   });
 });
