@@ -2,8 +2,9 @@
  * The developer console for signed-in users: GET /developer (your apps, register a new one) and each app's
  * page GET /developer/apps/:clientId (client id, secret rotation with a grace period, settings with the same
  * redirect URI checks as the CLI, recent failed requests with one-click "add this redirect URL", an
- * integration guide with the app's real values, deletion). A secret is shown only in the response that
- * creates it. An app is visible only to the user who registered it; anyone else gets a 404.
+ * integration guide with the app's real values, the playground (playground-routes.ts), deletion). Every form
+ * answers with a redirect (post/redirect/get): a new secret is shown once, on a page that a reload cannot
+ * show again (console-state.ts). An app is visible only to the user who registered it; anyone else gets a 404.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AuditLog } from '../audit/audit-log.js';

@@ -220,6 +220,18 @@ describe('the playground', () => {
     assert.ok(await server.storage.clients.findById(clientId));
   });
 
+  test('"Forget this run" clears it: the tokens leave the browser', async () => {
+    const { clientSecret, playground } = await registerApp();
+    await addCallback(playground);
+    await signInAt((await start(playground)).authorizeUrl);
+    const done = await exchange(playground, clientSecret!);
+    assert.ok(done.body.includes('playground_token'));
+    const forgotten = await followRedirect(developer, server.baseUrl, await submitForm(developer, server.baseUrl, playground, `${playground}/reset`, {}));
+    assert.ok(!forgotten.body.includes('playground_token'));
+    assert.match(pageText(forgotten.body), /Start a sign-in/);
+    assert.equal((await developer.jar.getCookies(`${server.baseUrl}${playground}`)).find((c) => c.key === 'latch_playground'), undefined);
+  });
+
   test('removing the test callback takes it out of the redirect URLs and ends the run', async () => {
     const { clientId, playground } = await registerApp();
     await addCallback(playground);

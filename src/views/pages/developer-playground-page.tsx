@@ -242,6 +242,11 @@ export function DeveloperPlaygroundPage(props: DeveloperPlaygroundPageProps) {
             </p>
             <PostButton action={`${base}/callback-uri/remove`} csrfToken={csrfToken} label="Remove the test callback" />
             <PostButton action={`${base}/start`} csrfToken={csrfToken} label={props.run ? 'Start over' : 'Start a sign-in'} variant="primary" />
+            {props.run ? (
+              <PostButton action={`${base}/reset`} csrfToken={csrfToken} label="Forget this run">
+                <p class="hint">The run, its tokens included, is kept in this browser for 15 minutes; forget it now if you are done.</p>
+              </PostButton>
+            ) : null}
           </>
         ) : callback.cannotAdd ? (
           <p class="hint">
