@@ -16,7 +16,7 @@ import { callUserinfo, exchangeIssuedCode, issueCode, postToken } from '../helpe
 import { linkFromOutbox, signedInBrowser } from '../helpers/pages.js';
 import { postgresUnavailableReason } from '../helpers/postgres.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
-import { enrolAuthenticator } from '../helpers/two-step.js';
+import { enrolAuthenticator, signInWithPassword, submitSecondFactor } from '../helpers/two-step.js';
 
 const ADMIN_PAGES = ['/admin', '/admin/users', '/admin/clients', '/admin/events', '/admin/keys'];
 
@@ -222,6 +222,20 @@ for (const database of ['sqlite', 'postgres'] as const) {
       assert.equal(self.status, 400);
       assert.match(pageText(self.body), /cannot disable your own account/);
       assert.equal((await server.storage.users.findById(admin.id))?.disabledAt, null);
+    });
+
+    test('an account disabled between its password and its second factor is refused at the second step, and the refusal is an event', async () => {
+      const { user, password } = await server.createUser();
+      const { app } = await enrolAuthenticator(server, await signedInBrowser(server, user.email, password));
+      const browser = new TestBrowser();
+      const first = await signInWithPassword(server, browser, user.email, password);
+      assert.equal(first.headers.get('location'), '/login/two-step');
+      assert.equal((await adminAction(user.id, 'disable')).status, 303);
+      const second = await submitSecondFactor(server, browser, await app.freshCode());
+      assert.equal(second.status, 403);
+      assert.equal(parseHtml(second.body).querySelector('h1')?.textContent.trim(), 'This account is disabled');
+      assert.deepEqual((await eventAbout('user.signin.failed', user.id)).details, { reason: 'account_disabled' });
+      assert.equal((await server.storage.browserSessions.listByUser(user.id, new Date())).length, 0);
     });
 
     test('sign out everywhere ends every session and token, and the person can sign in again', async () => {

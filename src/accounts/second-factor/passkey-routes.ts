@@ -141,6 +141,8 @@ export function registerPasskeySignInRoutes(app: FastifyInstance, deps: PasskeyS
     // BE (backup eligible) off: the key cannot leave its authenticator (RFC 8176 hwk); on: it may be synced (swk).
     const deviceBound = !verified.passkey.backupEligible;
     const amr = first === null ? passkeyAmr(deviceBound) : withSecondStep(first, { passkey: { deviceBound } });
+    // startBrowserSession refuses a disabled account (a 403 page); the refusal is recorded here, where the audit log is.
+    if (user.disabledAt) audit.record(request, { type: 'user.signin.failed', userId: user.id, details: { reason: 'account_disabled' } });
     await startBrowserSession({ storage, sessionEndings }, config, request, reply, user, amr, now);
     noteSignIn(request, 'success');
     return user;

@@ -74,6 +74,8 @@ export function registerTwoStepSignInRoutes(app: FastifyInstance, deps: TwoStepS
     }
     await signInThrottle.recordSuccess(user.email);
     endPendingSignIn(config, reply);
+    // Disabled while the second step waited: startBrowserSession refuses it (a 403 page); recorded here.
+    if (user.disabledAt) audit.record(request, { type: 'user.signin.failed', userId: user.id, details: { reason: 'account_disabled' } });
     await startBrowserSession({ storage, sessionEndings }, config, request, reply, user, withSecondStep(pending.amr, method === 'app' ? 'otp' : 'recovery_code'), now);
     noteSignIn(request, 'success');
     audit.record(request, { type: 'user.signin.succeeded', userId: user.id, details: { second_factor: method === 'app' ? 'totp' : 'recovery_code' } });
