@@ -126,6 +126,8 @@ ul.ways-on a { font-weight: 600; }
   .copyable-block button.copy { position: static; order: -1; align-self: flex-end; margin-bottom: .25rem; }
   .copyable-block pre { padding-right: .75rem; }
 /* The account page (issue 19 item 3): sections to find, a file input that looks like the other buttons. */
+/* A long email address wraps inside its column on a phone instead of running under the card's edge. */
+.profile > div { min-width: 0; overflow-wrap: anywhere; }
 h1.page-title { margin-bottom: .5rem; }
 nav.section-nav { display: flex; flex-wrap: wrap; gap: .25rem 1rem; margin: 0 0 1.25rem; }
 nav.section-nav a { font-weight: 600; }
