@@ -46,9 +46,14 @@ export function createRateLimits(settings: LimitSettings, shared?: WindowCounter
   const sync = async () => {
     await Promise.all(all.map((l) => l.sync()));
   };
+  // Ended windows are forgotten once a window (a sweep walks every key); counts are shared every SYNC_INTERVAL_MS.
+  let lastSweep = Date.now();
   const timer = setInterval(() => {
     const now = Date.now();
-    for (const l of all) l.sweep(now);
+    if (now - lastSweep >= settings.windowSeconds * 1000) {
+      lastSweep = now;
+      for (const l of all) l.sweep(now);
+    }
     void sync();
   }, shared ? SYNC_INTERVAL_MS : settings.windowSeconds * 1000);
   timer.unref();
