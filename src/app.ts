@@ -328,6 +328,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // RFC 7591/7592: JSON bodies (the root parser), JSON errors.
   await app.register(async function registrationApi(api) {
     api.setErrorHandler(oauthJsonErrorHandler(storage, 'registration'));
+    limitByAddress(api, rateLimits.registration, 'json');
     registerRegistrationRoutes(api, { storage, config, audit, counter: attemptCounter });
   });
 

@@ -28,6 +28,11 @@ export interface LimitSettings {
   /** Open dynamic registrations per address and hour (`LATCH_RATE_LIMIT_REGISTRATION`, default 20); 0: off. */
   readonly registrationsPerAddressPerHour: number;
   /**
+   * Requests of any outcome to the registration endpoints (RFC 7591 and RFC 7592) per address and window
+   * (`LATCH_RATE_LIMIT_REGISTRATION_REQUESTS`, default 1,200): wrong tokens and bad metadata included; 0: off.
+   */
+  readonly registrationRequestsPerAddress: number;
+  /**
    * A client that registered itself (RFC 7591) and has had no successful token exchange this long after registering
    * is removed by the periodic cleanup (`LATCH_REGISTRATION_UNUSED_SECONDS`, default 86400 = one day).
    */
@@ -44,6 +49,7 @@ export function parseLimits(integer: IntegerReader): LimitSettings {
     authorizePerAddress: integer('LATCH_RATE_LIMIT_AUTHORIZE', 300_000, 0, 1_000_000_000),
     pagesPerAddress: integer('LATCH_RATE_LIMIT_PAGES', 12_000, 0, 1_000_000_000),
     registrationsPerAddressPerHour: integer('LATCH_RATE_LIMIT_REGISTRATION', 20, 0, 1_000_000),
+    registrationRequestsPerAddress: integer('LATCH_RATE_LIMIT_REGISTRATION_REQUESTS', 1200, 0, 1_000_000_000),
     unusedRegistrationSeconds: integer('LATCH_REGISTRATION_UNUSED_SECONDS', 86400, 60, 365 * 86400),
   };
 }

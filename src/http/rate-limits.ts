@@ -6,8 +6,9 @@
  *   failed client authentications per client id and address; OAuth JSON `temporarily_unavailable`;
  * - the authorization endpoint and the consent decision: per address; an error page (nothing is redirected: the
  *   request was not read, so its redirect_uri is not verified);
- * - the pages: per address; an error page for a person.
- * Registration keeps its own per-address limit on valid open registrations (oauth/registration.ts).
+ * - the pages: per address; an error page for a person;
+ * - the registration API (RFC 7591, RFC 7592): every request per address, in JSON; besides, valid open
+ *   registrations have their own hourly limit per address (oauth/registration.ts).
  *
  * Every check is a lookup in this process's memory; counts reach the shared counter (Redis when configured) in the
  * background (rate-limiter.ts). Throttled answers are counted by the metrics' `latch_throttled_requests_total`.
@@ -25,6 +26,7 @@ export interface RateLimits {
   readonly clientAuthFailures: RateLimiter;
   readonly authorize: RateLimiter;
   readonly pages: RateLimiter;
+  readonly registration: RateLimiter;
   /** Adds every limiter's counts to the shared counter now (the timer does it every SYNC_INTERVAL_MS). */
   sync(): Promise<void>;
   close(): void;
@@ -41,6 +43,7 @@ export function createRateLimits(settings: LimitSettings, shared?: WindowCounter
     clientAuthFailures: limiter('client-auth-failures', settings.clientAuthFailures),
     authorize: limiter('authorize', settings.authorizePerAddress),
     pages: limiter('pages', settings.pagesPerAddress),
+    registration: limiter('registration', settings.registrationRequestsPerAddress),
   };
   const all = Object.values(limiters);
   const sync = async () => {
@@ -144,14 +147,15 @@ export function limitClientRequests(scope: FastifyInstance, limits: RateLimits):
 }
 
 /**
- * One class of browser doors (the authorization endpoint, the pages) limited per client address (`request.ip`: the
- * proxy's forwarded one with LATCH_TRUST_PROXY), answered with an error page.
+ * One class of doors limited per client address (`request.ip`: the proxy's forwarded one with LATCH_TRUST_PROXY):
+ * the browser doors (the authorization endpoint, the pages) answer with an error page, the registration API in JSON.
  */
-export function limitByAddress(scope: FastifyInstance, limiter: RateLimiter): void {
+export function limitByAddress(scope: FastifyInstance, limiter: RateLimiter, answer: 'page' | 'json' = 'page'): void {
   if (!limiter.enabled) return;
   scope.addHook('onRequest', (request, reply, done) => {
     const seconds = limiter.hit(request.ip, Date.now());
     if (seconds === 0) done();
-    else sendPageTooMany(request, reply, seconds);
+    else if (answer === 'page') sendPageTooMany(request, reply, seconds);
+    else sendJsonTooMany(request, reply, seconds, `Too many requests from this address: at most ${limiter.rule.limit} in ${limiter.rule.windowSeconds} seconds; retry after ${seconds} seconds`);
   });
 }

@@ -72,6 +72,7 @@ for (const database of ['sqlite', 'postgres'] as const) {
           LATCH_RATE_LIMIT_AUTHORIZE: '3',
           LATCH_RATE_LIMIT_PAGES: '3',
           LATCH_RATE_LIMIT_REGISTRATION: '2',
+          LATCH_RATE_LIMIT_REGISTRATION_REQUESTS: '8',
           LATCH_REGISTRATION: 'open',
         },
       });
@@ -162,6 +163,18 @@ for (const database of ['sqlite', 'postgres'] as const) {
       assert.ok(refused.body.request_id);
       assert.equal((await register('198.51.100.71')).status, 201, 'another address');
       assert.equal(await throttledCount(server, '/oauth2/register'), 1);
+    });
+
+    test('the registration API: every request per address (wrong tokens and bad metadata included), then 429 in the JSON shape', async () => {
+      const from = { 'x-forwarded-for': '198.51.100.80' };
+      const statuses = [];
+      for (let i = 0; i < 8; i++) {
+        const manage = await fetch(`${server.baseUrl}/oauth2/register/some-client`, { headers: { ...from, authorization: 'Bearer wrong' } });
+        statuses.push(manage.status);
+      }
+      assert.deepEqual(statuses, Array(8).fill(401));
+      const refused = await readResponse(await fetch(`${server.baseUrl}/oauth2/register`, { method: 'POST', headers: { ...from, 'content-type': 'application/json' }, body: '{}' }));
+      assertJsonTooMany(refused, /Too many requests from this address: at most 8 in 3600 seconds/);
     });
   });
 }
