@@ -171,7 +171,14 @@ export function registerPlaygroundRoutes(app: FastifyInstance, deps: PlaygroundD
 
   // The redirect URI: Latch's authorization endpoint sends the browser here, as it would send it to the app.
   app.get('/developer/apps/:clientId/playground/callback', async (request, reply) => {
-    const owned = await ownApp(request, reply);
+    const owned = await ownApp(request, reply).catch((error: unknown) => {
+      // Most likely the developer signed in as someone else at the authorization step: say so (an unknown app
+      // gets the same words, so they tell nothing about which apps exist).
+      if (error instanceof PageError && error.status === 404) {
+        throw new PageError(404, 'This test callback belongs to the developer of the app, signed in to the console. If you signed in as someone else on the way, sign in again as the app’s developer and start the playground again.');
+      }
+      throw error;
+    });
     if (!owned) return reply;
     const run = readRun(consoleState.open(request, PLAYGROUND_COOKIE, ownerOf(owned), new Date()));
     if (!run || run.returned) {

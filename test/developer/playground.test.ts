@@ -217,6 +217,9 @@ describe('the playground', () => {
     const { user, password } = await server.createUser();
     const stranger = await signedInBrowser(server, user.email, password);
     assert.equal((await stranger.request(`${server.baseUrl}${playground}`)).status, 404, 'not their app');
+    const strangersCallback = await stranger.request(`${server.baseUrl}${playground}/callback?code=latch_ac_x&state=y`);
+    assert.equal(strangersCallback.status, 404);
+    assert.match(pageText(strangersCallback.body), /If you signed in as someone else on the way, sign in again as the app’s developer/);
     assert.ok(await server.storage.clients.findById(clientId));
   });
 
