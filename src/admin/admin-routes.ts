@@ -1,5 +1,6 @@
 /**
- * The admin console (issue 16 item 3; README "Admin console"), for accounts with the admin role:
+ * The admin console (issue 16 item 3; README "Admin console"; docs/protocol-decisions.md "Admin console"), for
+ * accounts with the admin role:
  *
  * - GET /admin/users (search by email or name), GET /admin/users/:id, and POST …/disable, …/enable,
  *   …/sign-out-everywhere, …/resend-verification, …/reset-second-factors, …/delete (user-administration.ts);

@@ -73,5 +73,7 @@ export async function resetSecondFactors(action: AdminAction): Promise<void> {
 export async function deleteAccount(action: AdminAction): Promise<void> {
   const ended = await endEverything(action);
   await action.deps.storage.users.delete(action.target.id);
-  recordAdminEvent(action, 'user.deleted', { email: action.target.email, sessions: ended.sessions });
+  // By id only, like every event (docs/protocol-decisions.md "Audit events"): the trail keeps no copy of the
+  // address of an account that was erased.
+  recordAdminEvent(action, 'user.deleted', { sessions: ended.sessions });
 }

@@ -56,8 +56,8 @@ export const AUDIT_EVENT_TYPES = {
   /** An administrator enabled a disabled account again (the administrator as actor); details: via. */
   'user.enabled': 'Account enabled by an administrator',
   /**
-   * An administrator deleted the account (the administrator as actor); details: email (the account's is gone with
-   * it, so the event keeps whom it was), sessions, via.
+   * An administrator deleted the account (the administrator as actor); details: sessions, via. By user id, like
+   * every event: no copy of the erased account's address is kept.
    */
   'user.deleted': 'Account deleted by an administrator',
   /** An administrator had a new confirmation link mailed to the account's address; details: via. */

@@ -503,7 +503,7 @@ for (const database of ['sqlite', 'postgres'] as const) {
       await asAdmin('user.email.verification_resent', 'resend-verification', { via: 'admin' });
       await asAdmin('user.disabled', 'disable', { sessions: 0, tokens_revoked: 0, via: 'admin' });
       await asAdmin('user.enabled', 'enable', { via: 'admin' });
-      await asAdmin('user.deleted', 'delete', { email: target.email, sessions: 0, via: 'admin' }, { confirm_email: target.email });
+      await asAdmin('user.deleted', 'delete', { sessions: 0, via: 'admin' }, { confirm_email: target.email });
 
       assert.equal((await cli(['admin', 'revoke', adminEmail])).code, 0);
       const revoked = (await server.storage.auditEvents.list({ types: ['user.admin.revoked'], userId: adminId, limit: 1 }))[0];
