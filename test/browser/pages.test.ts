@@ -206,7 +206,8 @@ describe('Latch in a real browser', () => {
     const { page } = signedUp;
     const wrong = 'http://localhost:4000/auth/callback';
     await page.goto(`${latch.baseUrl}/oauth2/authorize?response_type=code&client_id=${app.clientId}&redirect_uri=${encodeURIComponent(wrong)}&scope=profile`);
-    assert.match(await page.locator('body').innerText(), /not registered/);
+    // The person reads plain words (issue 19 item 2); the technical reason is in the console below.
+    assert.match(await page.locator('body').innerText(), /This sign-in link does not work/);
     await screenshot(page, '17-authorize-error-page');
 
     await page.goto(`${latch.baseUrl}/developer/apps/${app.clientId}`);
