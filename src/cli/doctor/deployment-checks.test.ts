@@ -13,7 +13,7 @@ describe('checkRedis', () => {
       situation: 'several processes without Redis: N times the limits',
       input: { processes: 4, dialect: 'sqlite', redisAddress: null, redis: null },
       expect: ['redis:warning'],
-      title: /4 processes and no LATCH_REDIS_URL: .* allow 4 times the configured failures/,
+      title: /4 processes and no LATCH_REDIS_URL: .* allow 4 times the configured limits/,
     },
     { situation: 'PostgreSQL suggests other instances: a note', input: { processes: 1, dialect: 'postgres', redisAddress: null, redis: null }, expect: ['redis:note'] },
     { situation: 'Redis answers', input: { processes: 2, dialect: 'postgres', redisAddress: '127.0.0.1:6379', redis: { reachable: true } }, expect: ['redis:ok'] },

@@ -23,7 +23,7 @@ export function checkRedis({ processes, dialect, redisAddress, redis }: RedisSit
         {
           check: 'redis',
           level: 'warning',
-          title: `${processes} processes and no LATCH_REDIS_URL: sign-in, sign-up and mail limits are counted in each process, so together they allow ${processes} times the configured failures`,
+          title: `${processes} processes and no LATCH_REDIS_URL: sign-in, sign-up and mail limits and the rate limits are counted in each process, so together they allow ${processes} times the configured limits`,
           fix: 'Set LATCH_REDIS_URL=redis://… (the same for every process) so that they share their counts.',
         },
       ];
