@@ -171,6 +171,11 @@ for (const database of ['sqlite', 'postgres'] as const) {
       assert.ok(!byEmail.body.includes(other.user.email), '"_" is not a wildcard');
       const none = await adminBrowser.request(`${server.baseUrl}/admin/users?q=${encodeURIComponent('%')}`);
       assert.match(pageText(none.body), /No account matches/);
+      // The escape character itself is a character to find, too.
+      const slashed = await server.createUser({ name: `Back\\slash ${database}` });
+      const bySlash = await adminBrowser.request(`${server.baseUrl}/admin/users?q=${encodeURIComponent(`k\\s`)}`);
+      assert.ok(bySlash.body.includes(slashed.user.email));
+      assert.ok(!bySlash.body.includes(zoe.user.email));
       const all = await adminBrowser.request(`${server.baseUrl}/admin/users`);
       assert.ok(all.body.includes(zoe.user.email) && all.body.includes(admin.email));
       assert.match(pageText(all.body), /Administrator/);
@@ -407,6 +412,8 @@ for (const database of ['sqlite', 'postgres'] as const) {
       assert.match(html.querySelector('#since-error')?.textContent ?? '', /^Since must be an ISO 8601 time/);
       assert.match(html.querySelector('#user-error')?.textContent ?? '', /No account has this email/);
       assert.equal(html.querySelector('#since')?.getAttribute('value'), 'yesterday', 'what was typed is kept');
+      assert.equal(html.querySelectorAll('tbody tr').length, 0);
+      assert.match(pageText(bad.body), /Correct the filters above/);
     });
 
     test('signing keys: every key with its state', async () => {

@@ -147,10 +147,14 @@ export function AdminEventsPage({ values, errors, typeOptions, events, limit }: 
           </div>
         </form>
       </section>
-      <section class="card" aria-labelledby="events-heading">
-        <h2 id="events-heading">{events.length === limit ? `The newest ${limit} events` : `${events.length} ${events.length === 1 ? 'event' : 'events'}`}</h2>
-        {events.length === 0 ? <p class="muted">No events.</p> : <EventTable events={events} labelledBy="events-heading" />}
-      </section>
+      {Object.keys(errors).length > 0 ? (
+        <p class="muted">Correct the filters above to see the events.</p>
+      ) : (
+        <section class="card" aria-labelledby="events-heading">
+          <h2 id="events-heading">{events.length === limit ? `The newest ${limit} events` : `${events.length} ${events.length === 1 ? 'event' : 'events'}`}</h2>
+          {events.length === 0 ? <p class="muted">No events.</p> : <EventTable events={events} labelledBy="events-heading" />}
+        </section>
+      )}
     </AdminLayout>
   );
 }
