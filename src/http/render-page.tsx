@@ -11,6 +11,7 @@ import { pageContentSecurityPolicy } from './security-headers.js';
 import { DEFAULT_PAGE_FRAME } from './page-frame.js';
 import { ErrorPage, type ErrorPageProps } from '../views/pages/error-page.js';
 import { PageContextProvider } from '../views/page-context.js';
+import { asSentence } from '../views/format.js';
 
 export interface RenderOptions {
   /** Extra CSP form-action sources, for forms whose redirect chain ends at a client. */
@@ -25,14 +26,6 @@ export function renderPage(reply: FastifyReply, page: VNode, options: RenderOpti
     .header('cache-control', 'no-store')
     .type('text/html; charset=utf-8')
     .send(`<!doctype html>${renderToString(<PageContextProvider value={context}>{page}</PageContextProvider>)}`);
-}
-
-/** "request body is too large" → "Request body is too large.": what a page says is a sentence. */
-export function asSentence(text: string): string {
-  const trimmed = text.trim();
-  if (trimmed === '') return trimmed;
-  const capitalised = trimmed.charAt(0).toUpperCase() + trimmed.slice(1);
-  return /[.!?…]$/.test(capitalised) ? capitalised : `${capitalised}.`;
 }
 
 /**

@@ -23,3 +23,11 @@ export function describeScopes(scope: readonly string[]): string[] {
   if (scope.includes('openid')) lines.push('Your Latch account id, to sign you in');
   return lines.length > 0 ? lines : ['Your Latch account id'];
 }
+
+/** "request body is too large" → "Request body is too large.": what a page says to a person is a sentence. */
+export function asSentence(text: string): string {
+  const trimmed = text.trim();
+  if (trimmed === '') return trimmed;
+  const capitalised = trimmed.charAt(0).toUpperCase() + trimmed.slice(1);
+  return /[.!?…]$/.test(capitalised) ? capitalised : `${capitalised}.`;
+}

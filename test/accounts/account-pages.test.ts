@@ -336,7 +336,7 @@ describe('account page: sections, sessions told apart, notices beside the change
     const form = new FormData();
     form.set('_csrf', inputValue(page.body, '_csrf'));
     for (const [name, value] of Object.entries(fields)) form.set(name, value);
-    form.set('avatar', file ? new Blob([file.data], { type: file.type }) : new Blob([], { type: 'application/octet-stream' }), file?.name ?? '');
+    form.set('avatar', file ? new Blob([new Uint8Array(file.data)], { type: file.type }) : new Blob([], { type: 'application/octet-stream' }), file?.name ?? '');
     const url = `${server.baseUrl}/account/avatar`;
     const response = await fetch(url, { method: 'POST', body: form, redirect: 'manual', headers: { cookie: await browser.jar.getCookieString(url) } });
     for (const setCookie of response.headers.getSetCookie()) await browser.jar.setCookie(setCookie, url);
@@ -429,7 +429,8 @@ describe('account page: sections, sessions told apart, notices beside the change
 
     const none = await postPictureForm(browser, { action: 'save' });
     assert.equal(none.status, 400);
-    assert.match(fieldError(none.body, 'avatar_file') ?? '', /Choose an image file to upload, or enter the address of a picture/);
+    // Told as a sentence, full stop included (issue 19 item 2).
+    assert.equal(fieldError(none.body, 'avatar_file'), 'Choose an image file to upload, or enter the address of a picture.');
 
     const badUrl = await postPictureForm(browser, { action: 'save', avatar_url: 'javascript:alert(1)' });
     assert.equal(badUrl.status, 400);

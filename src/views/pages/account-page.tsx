@@ -2,7 +2,7 @@ import { CsrfField, Field } from '../components/field.js';
 import { Notice } from '../components/notice.js';
 import { LocalOutboxHint } from './forgot-password-page.js';
 import { PostButton } from '../components/post-button.js';
-import { describeScopes, formatTime } from '../format.js';
+import { asSentence, describeScopes, formatTime } from '../format.js';
 import { Layout } from '../layout.js';
 import { useBrandName } from '../page-context.js';
 import { describeUserAgent, parseUserAgent } from '../user-agent.js';
@@ -176,7 +176,9 @@ export function AccountPage(props: AccountPageProps) {
 }
 
 function AccountPageContent(props: AccountPageProps) {
-  const { user, errors, csrfToken } = props;
+  const { user, csrfToken } = props;
+  // Field errors are told as sentences, whatever rule module wrote them (issue 19 item 2).
+  const errors = Object.fromEntries(Object.entries(props.errors).map(([field, message]) => [field, message && asSentence(message)])) as AccountPageProps['errors'];
   const brandName = useBrandName();
   const noticeAt = (place: NoticePlace) =>
     props.notice && NOTICE_PLACES[props.notice] === place ? <Notice>{noticeText(props.notice, props.noticeSubject, user, brandName)}</Notice> : null;
