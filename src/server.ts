@@ -30,6 +30,8 @@ const RETIRED_SIGNING_KEY_RETENTION_SECONDS = 86400;
  * the default of LATCH_REGISTRATION_UNUSED_SECONDS (config-limits.ts).
  */
 export const UNUSED_REGISTRATION_SECONDS = 86400;
+/** How long after its document expired a client from a metadata document that nobody allowed is kept. */
+const UNUSED_METADATA_DOCUMENT_SECONDS = 86400;
 
 export interface RunningServer {
   app: FastifyInstance;
@@ -84,6 +86,9 @@ export async function deleteExpiredRecords(
   // (docs/protocol-decisions.md "Dynamic client registration").
   const unusedBefore = seconds(config.limits?.unusedRegistrationSeconds ?? UNUSED_REGISTRATION_SECONDS);
   await inBatches((limit) => storage.clients.deleteUnusedRegistrations(unusedBefore, limit), batchRows);
+  // Clients from metadata documents nobody allowed, a day after their document expired (docs/protocol-decisions.md
+  // "Client ID Metadata Documents"): many URLs can describe clients, and they should not pile up.
+  await inBatches((limit) => storage.clients.deleteUnusedMetadataDocumentClients(seconds(UNUSED_METADATA_DOCUMENT_SECONDS), limit), batchRows);
   await inBatches((limit) => storage.webhookDeliveries.deleteFinishedBefore(seconds(WEBHOOK_DELIVERY_RETENTION_SECONDS), limit), batchRows);
 }
 

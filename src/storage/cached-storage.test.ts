@@ -32,6 +32,7 @@ const INVALIDATING_CALLS: Record<string, (storage: Storage) => Promise<unknown>>
   'clients.update': (s) => s.clients.update('no-such-client', { name: 'N' }, NOW),
   'clients.delete': (s) => s.clients.delete('no-such-client'),
   'clients.deleteUnusedRegistrations': (s) => s.clients.deleteUnusedRegistrations(new Date(0)),
+  'clients.deleteUnusedMetadataDocumentClients': (s) => s.clients.deleteUnusedMetadataDocumentClients(new Date(0)),
   'tokens.revokeAccessToken': (s) => s.tokens.revokeAccessToken('no-such-token', 'no-such-client', NOW),
   'tokens.revokeByGrant': (s) => s.tokens.revokeByGrant('no-such-grant', NOW),
   'tokens.revokeByUserAndClient': (s) => s.tokens.revokeByUserAndClient(2_000_000, 'no-such-client', NOW),

@@ -49,6 +49,7 @@ export const METHOD_EFFECTS: MethodEffects = {
     // Its tokens, consents and codes go with it (cascade).
     delete: 'invalidates',
     deleteUnusedRegistrations: 'invalidates',
+    deleteUnusedMetadataDocumentClients: 'invalidates',
     // A column no cached answer carries (Client has no first use).
     markUsed: 'keeps cached reads',
   },

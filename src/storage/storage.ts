@@ -169,6 +169,11 @@ export interface ClientRepository {
    */
   deleteUnusedRegistrations(before: Date, limit?: number): Promise<number>;
   /**
+   * Deletes clients from Client ID Metadata Documents whose document expired before `before` and that nobody has
+   * allowed (no consent), at most `limit` (the longest expired first) when given. Returns how many.
+   */
+  deleteUnusedMetadataDocumentClients(before: Date, limit?: number): Promise<number>;
+  /**
    * Marks a client that registered itself as used at its first successful token exchange; later calls change
    * nothing. Returns whether this call marked it.
    */

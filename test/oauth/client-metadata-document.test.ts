@@ -13,6 +13,7 @@ import { callUserinfo, postToken, type TestUser } from '../helpers/code-fixtures
 import { findRows } from '../helpers/database-snapshot.js';
 import { authorize, authorizeUrl, decide, pkcePair, signIn } from '../helpers/oauth-flow.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
+import { deleteExpiredRecords } from '../../src/server.js';
 
 const REDIRECT_URI = 'http://127.0.0.1:33418/callback';
 
@@ -155,6 +156,28 @@ for (const database of ['sqlite', 'postgres'] as const) {
       const withSecret = await postToken(server.baseUrl, { form: { grant_type: 'refresh_token', refresh_token: tokens.body.refresh_token, client_id: clientId, client_secret: 'anything' } });
       assert.equal(withSecret.status, 401, withSecret.text);
       assert.equal(withSecret.body.error, 'invalid_client');
+    });
+
+    test('the periodic cleanup removes clients from documents nobody allowed, a day after their document expired; allowed ones stay', async () => {
+      const allowed = `${documents.base}/agent.json`;
+      assert.ok(await server.storage.clients.findById(allowed), 'the full flow above allowed it');
+      const neverAllowed = documents.serve('/never-allowed.json', agent);
+      const recent = documents.serve('/recently-expired.json', agent);
+      for (const clientId of [neverAllowed, recent]) assert.equal((await startAuthorization(server, clientId)).status, 302);
+      const now = new Date();
+      const ago = (hours: number) => new Date(now.getTime() - hours * 3600_000);
+      await server.storage.clients.update(allowed, { metadataDocumentExpiresAt: ago(48) }, now);
+      await server.storage.clients.update(neverAllowed, { metadataDocumentExpiresAt: ago(48) }, now);
+      await server.storage.clients.update(recent, { metadataDocumentExpiresAt: ago(12) }, now);
+      const operators = await server.createClient();
+      await deleteExpiredRecords(server.storage, server.config, now, 1);
+      assert.equal(await server.storage.clients.findById(neverAllowed), null);
+      assert.ok(await server.storage.clients.findById(allowed), 'someone allowed it: it stays');
+      assert.ok(await server.storage.clients.findById(recent), 'not a day past its expiry yet');
+      assert.ok(await server.storage.clients.findById(operators.clientId), 'other clients are not touched');
+      // Gone is not refused: the next request fetches the document again.
+      assert.equal((await startAuthorization(server, neverAllowed)).status, 302);
+      assert.equal(documents.count('/never-allowed.json'), 2);
     });
 
     test('PKCE is required, as for every public client: without code_challenge the error goes back to the verified redirect_uri', async () => {

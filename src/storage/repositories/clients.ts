@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { DEFAULT_SIGNING_ALGORITHM, isSigningAlgorithm } from '../../crypto/signing-algorithms.js';
 import type { ClientRow, Database } from '../database.js';
 import type { Client, ClientGrantType, ClientPatch, ClientRepository, NewClient } from '../storage.js';
@@ -140,6 +140,23 @@ export function createClientRepository(db: Kysely<Database>, executor: QueryExec
         'client_id',
         'created_at',
         (query) => query.where('registered_dynamically', '=', 1).where('first_used_at', 'is', null).where('created_at', '<', toEpochSeconds(before)),
+        limit,
+      );
+    },
+
+    async deleteUnusedMetadataDocumentClients(before, limit) {
+      // Read from the partial index clients_metadata_documents (migration 2026_11_25_0630). Without a consent nobody
+      // was ever sent back to the client with a code, so nothing of theirs is lost; the next request fetches again.
+      return deleteRows(
+        db,
+        'clients',
+        'client_id',
+        'metadata_document_expires_at',
+        (query) =>
+          query
+            .where('metadata_document_expires_at', 'is not', null)
+            .where('metadata_document_expires_at', '<', toEpochSeconds(before))
+            .where(sql<boolean>`not exists (select 1 from consents where consents.client_id = clients.client_id)`),
         limit,
       );
     },
