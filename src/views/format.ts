@@ -16,12 +16,12 @@ export function describeDuration(seconds: number): string {
 export { describeUserAgent } from './user-agent.js';
 
 /** What a client receives for each scope, in words a person understands (consent and connected apps). */
-export function describeScopes(scope: readonly string[]): string[] {
+export function describeScopes(scope: readonly string[], brandName = 'Latch'): string[] {
   const lines: string[] = [];
   if (scope.includes('profile')) lines.push('Your email address, name and avatar');
   else if (scope.includes('email')) lines.push('Your email address');
-  if (scope.includes('openid')) lines.push('Your Latch account id, to sign you in');
-  return lines.length > 0 ? lines : ['Your Latch account id'];
+  if (scope.includes('openid')) lines.push(`Your ${brandName} account id, to sign you in`);
+  return lines.length > 0 ? lines : [`Your ${brandName} account id`];
 }
 
 /** "request body is too large" → "Request body is too large.": what a page says to a person is a sentence. */

@@ -3,7 +3,8 @@ import type { ComponentChildren } from 'preact';
 import { usePageContext } from './page-context.js';
 
 export interface LayoutProps {
-  title: string;
+  /** The page's title; a function of the brand name for titles that name it ("Sign out of Acme?"). */
+  title: string | ((brandName: string) => string);
   children: ComponentChildren;
   wide?: boolean;
   signedIn?: boolean;
@@ -29,7 +30,7 @@ export function Layout({ title, children, wide, signedIn, withCopyScript, inFlow
         <meta charset="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <meta name="referrer" content="no-referrer" />
-        <title>{title === brand.name ? title : `${title} · ${brand.name}`}</title>
+        <title>{typeof title === 'function' ? title(brand.name) : title === brand.name ? title : `${title} · ${brand.name}`}</title>
         <link rel="stylesheet" href={stylesheetHref} />
         {brand.faviconUrl ? <link rel="icon" href={brand.faviconUrl} /> : <link rel="icon" href="/favicon.svg" type="image/svg+xml" />}
         {/* Progressive enhancement only (copy buttons): every page works without it. CSP: script-src 'self'. */}

@@ -65,3 +65,8 @@ export function usePageContext(): PageContext {
 export function useBrandName(): string {
   return usePageContext().brand.name;
 }
+
+/** The operator's product name as a component, for text inside any page ("Sign out of <BrandName />?"). */
+export function BrandName(): string {
+  return useBrandName();
+}

@@ -45,6 +45,11 @@ describe('branding through LATCH_BRAND_*', () => {
       assert.doesNotMatch(pageText(page.body), /Latch identity provider/, path);
     }
     const home = parseHtml((await browser.request(`${server.baseUrl}/`)).body);
+    // Pages that name the product name the operator's (the title of the home page is the name alone).
+    assert.equal(home.querySelector('title')?.textContent, 'Orbit Accounts');
+    assert.equal(home.querySelector('h1')?.textContent.trim(), 'Orbit Accounts');
+    assert.match(pageText(home.toString()), /offers “Sign in with Orbit Accounts”/);
+    assert.doesNotMatch(pageText(home.toString()), /Latch/);
     const href = home.querySelector('link[rel=stylesheet]')?.getAttribute('href') ?? '';
     assert.match(href, /^\/assets\/latch\.css\?v=[0-9a-f]{12}$/);
     const css = await (await fetch(`${server.baseUrl}${href}`)).text();

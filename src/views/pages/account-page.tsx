@@ -336,7 +336,7 @@ function AccountPageContent(props: AccountPageProps) {
                   ) : null}
                   <br />
                   <span class="muted">
-                    Can see: {describeScopes(app.scope).join('; ')}. Allowed {formatTime(app.grantedAt)}.{' '}
+                    Can see: {describeScopes(app.scope, brandName).join('; ')}. Allowed {formatTime(app.grantedAt)}.{' '}
                     {app.lastUsedAt ? `Last used ${formatTime(app.lastUsedAt)}.` : 'Not used yet.'}
                   </span>
                 </div>

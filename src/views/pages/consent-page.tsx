@@ -1,6 +1,7 @@
 import type { JSX } from 'preact';
 import { CsrfField } from '../components/field.js';
 import { Layout } from '../layout.js';
+import { BrandName } from '../page-context.js';
 
 export interface ConsentPageProps {
   csrfToken: string;
@@ -43,7 +44,21 @@ function receivedItems(props: ConsentPageProps) {
   } else if (props.scope.includes('email')) {
     items.push(<li>Your email address, and whether it is verified</li>);
   } else {
-    items.push(<li>An id for your Latch account, so that it can recognise you next time (not your email or name)</li>);
+    items.push(<li>An id for your <BrandName /> account, so that it can recognise you next time (not your email or name)</li>);
+  }
+  for (const resource of props.resources ?? []) {
+    items.push(
+      <li>
+        <strong>Access to {resource.name}</strong> (<span class="mono">{resource.identifier}</span>)
+        {resource.scope.length > 0 ? (
+          <>
+            {' '}
+            with the permissions <span class="mono">{resource.scope.join(', ')}</span>
+          </>
+        ) : null}
+        , on your behalf
+      </li>,
+    );
   }
   if (props.scope.includes('offline_access')) {
     items.push(

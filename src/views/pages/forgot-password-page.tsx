@@ -1,5 +1,6 @@
 import { CsrfField, Field } from '../components/field.js';
 import { Layout } from '../layout.js';
+import { BrandName } from '../page-context.js';
 import { MessagePage } from './message-page.js';
 
 /** Too many reset requests from one address: the page says so without telling anything about the account. */
@@ -38,7 +39,7 @@ export function ResetMailSentPage({ email, localOutbox = false }: { email: strin
   return (
     <MessagePage title="Check your email" action={{ href: '/login', label: 'Back to sign in' }}>
       <p>
-        If <strong>{email}</strong> belongs to a Latch account, we sent it a link to choose a new password. The link works once, for a
+        If <strong>{email}</strong> belongs to a <BrandName /> account, we sent it a link to choose a new password. The link works once, for a
         limited time. No mail? Check your spam folder, or make sure you typed the address you signed up with.
       </p>
       {localOutbox ? <LocalOutboxHint /> : null}

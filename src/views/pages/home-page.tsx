@@ -1,5 +1,6 @@
 import { PostButton } from '../components/post-button.js';
 import { Layout } from '../layout.js';
+import { BrandName } from '../page-context.js';
 
 export interface HomePageProps {
   user: { name: string; email: string } | null;
@@ -9,9 +10,11 @@ export interface HomePageProps {
 
 export function HomePage({ user, csrfToken, signupEnabled }: HomePageProps) {
   return (
-    <Layout title="Latch" signedIn={!!user}>
+    <Layout title={(brandName) => brandName} signedIn={!!user}>
       <div class="card">
-        <h1>Latch</h1>
+        <h1>
+          <BrandName />
+        </h1>
         {user ? (
           <>
             <p>
@@ -29,7 +32,7 @@ export function HomePage({ user, csrfToken, signupEnabled }: HomePageProps) {
           </>
         ) : (
           <>
-            <p>Sign in once, and use your account with every application that offers “Sign in with Latch”.</p>
+            <p>Sign in once, and use your account with every application that offers “Sign in with <BrandName />”.</p>
             <div class="actions">
               <a class="button" href="/login">
                 Sign in

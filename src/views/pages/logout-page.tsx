@@ -6,6 +6,7 @@
  */
 import { PostButton } from '../components/post-button.js';
 import { Layout } from '../layout.js';
+import { BrandName } from '../page-context.js';
 
 /** Where the confirmation form posts, with the fields that say where to go afterwards. */
 export const LOGOUT_CONFIRM_ACTION = '/oauth2/logout/confirm';
@@ -21,19 +22,21 @@ export interface LogoutConfirmPageProps {
 
 export function LogoutConfirmPage({ csrfToken, userEmail, appName, fields }: LogoutConfirmPageProps) {
   return (
-    <Layout title="Sign out of Latch?" signedIn>
+    <Layout title={(brandName) => `Sign out of ${brandName}?`} signedIn>
       <div class="card">
-        <h1>Sign out of Latch?</h1>
+        <h1>
+          Sign out of <BrandName />?
+        </h1>
         <p>
           {appName ? (
             <>
-              <span class="client-name">{appName}</span> asks to sign you out of Latch.{' '}
+              <span class="client-name">{appName}</span> asks to sign you out of <BrandName />.{' '}
             </>
           ) : null}
           You are signed in as <strong>{userEmail}</strong>.
         </p>
         <PostButton action={LOGOUT_CONFIRM_ACTION} csrfToken={csrfToken} label="Sign out" variant="primary" fields={fields}>
-          <p class="muted">You will be signed out of Latch in this browser.</p>
+          <p class="muted">You will be signed out of <BrandName /> in this browser.</p>
         </PostButton>
         <p>
           <a href="/">Stay signed in</a>
@@ -53,7 +56,7 @@ export function SignedOutPage({ app }: SignedOutPageProps) {
     <Layout title="You are signed out" signedIn={false}>
       <div class="card" role="status">
         <h1>You are signed out</h1>
-        <p>You are no longer signed in to Latch in this browser.</p>
+        <p>You are no longer signed in to <BrandName /> in this browser.</p>
         <div class="actions">
           {app?.homepageUrl ? (
             <a class="button" href={app.homepageUrl} rel="noopener noreferrer">
@@ -94,7 +97,7 @@ export function LogoutErrorPage({ description, requestId, signOut }: LogoutError
         </p>
         {signOut ? (
           <PostButton action={LOGOUT_CONFIRM_ACTION} csrfToken={signOut.csrfToken} label="Sign out">
-            <p>You can still sign out of Latch here.</p>
+            <p>You can still sign out of <BrandName /> here.</p>
           </PostButton>
         ) : (
           <p>

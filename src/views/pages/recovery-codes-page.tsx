@@ -1,6 +1,7 @@
 /** The only page that ever shows recovery codes: Latch keeps only keyed hashes of them. */
 import { CopyableBlock } from '../components/field.js';
 import { Layout } from '../layout.js';
+import { BrandName } from '../page-context.js';
 
 export interface RecoveryCodesPageProps {
   codes: readonly string[];
@@ -19,7 +20,7 @@ export function RecoveryCodesPage({ codes, reason }: RecoveryCodesPageProps) {
         </p>
         <CopyableBlock id="recovery-codes" text={codes.join('\n')} label="Recovery codes" />
         <div class="secret-warning" role="note">
-          <strong>Save these codes now: this is the only time Latch shows them.</strong> Print them or keep them in a password manager, away
+          <strong>Save these codes now: this is the only time <BrandName /> shows them.</strong> Print them or keep them in a password manager, away
           from your phone.
         </div>
         <div class="actions">

@@ -10,6 +10,7 @@ import { Notice } from '../components/notice.js';
 import { PostButton } from '../components/post-button.js';
 import { formatTime } from '../format.js';
 import { Layout } from '../layout.js';
+import { BrandName } from '../page-context.js';
 
 export const TWO_STEP_NOTICES = {
   'app-removed': 'The authenticator app was removed. Signing in now needs only your password.',
@@ -62,7 +63,7 @@ export function TwoStepPage(props: TwoStepPageProps) {
   return (
     <Layout title="Two-step verification" signedIn current="account">
       <h1>Two-step verification</h1>
-      <p class="lead">After your password, Latch asks for a code from an app on your phone, so that a stolen password alone is not enough.</p>
+      <p class="lead">After your password, <BrandName /> asks for a code from an app on your phone, so that a stolen password alone is not enough.</p>
       <Notice>{props.notice && TWO_STEP_NOTICES[props.notice]}</Notice>
       <section class="card" aria-labelledby="app-heading">
         <h2 id="app-heading">Authenticator app</h2>
@@ -118,7 +119,7 @@ export function TwoStepPage(props: TwoStepPageProps) {
       </section>
       <section class="card" aria-labelledby="passkeys-heading">
         <h2 id="passkeys-heading">Passkeys</h2>
-        <p>A passkey signs you in with your fingerprint, face or device PIN instead of your password. It works only on Latch, so it cannot be phished.</p>
+        <p>A passkey signs you in with your fingerprint, face or device PIN instead of your password. It works only on <BrandName />, so it cannot be phished.</p>
         {props.passkeys.length > 0 ? (
           <ul class="plain">
             {props.passkeys.map((passkey) => (

@@ -1,5 +1,6 @@
 import { CsrfField } from '../components/field.js';
 import { Layout } from '../layout.js';
+import { BrandName } from '../page-context.js';
 import { MessagePage } from './message-page.js';
 
 export interface VerifyEmailPageProps {
@@ -37,7 +38,7 @@ export function EmailConfirmedPage({ email, signedIn }: { email: string; signedI
   return (
     <MessagePage title="Email address confirmed" tone="ok" signedIn={signedIn} action={signedIn ? { href: '/account', label: 'Go to your account' } : { href: '/login', label: 'Sign in' }}>
       <p>
-        Thank you: <strong>{email}</strong> is confirmed. Applications you sign in to with Latch will see it as verified.
+        Thank you: <strong>{email}</strong> is confirmed. Applications you sign in to with <BrandName /> will see it as verified.
       </p>
     </MessagePage>
   );
