@@ -46,20 +46,6 @@ function receivedItems(props: ConsentPageProps) {
   } else {
     items.push(<li>An id for your <BrandName /> account, so that it can recognise you next time (not your email or name)</li>);
   }
-  for (const resource of props.resources ?? []) {
-    items.push(
-      <li>
-        <strong>Access to {resource.name}</strong> (<span class="mono">{resource.identifier}</span>)
-        {resource.scope.length > 0 ? (
-          <>
-            {' '}
-            with the permissions <span class="mono">{resource.scope.join(', ')}</span>
-          </>
-        ) : null}
-        , on your behalf
-      </li>,
-    );
-  }
   if (props.scope.includes('offline_access')) {
     items.push(
       <li>
