@@ -183,11 +183,32 @@ export function registerAdminRoutes(app: FastifyInstance, deps: AccountPageDeps)
         else errors.user = 'No account has this email. (Failed sign-ins to unknown accounts record none: choose the type user.signin.failed.)';
       }
     }
+    // The next page starts after the last event shown (its time in seconds and its id), whatever arrived meanwhile.
+    const olderThan = formField(request.query, 'older_than', 40);
+    if (olderThan) {
+      const cursor = /^(\d{1,12})\.(\d{1,15})$/.exec(olderThan);
+      if (!cursor) throw new PageError(400, 'This link to older events is damaged: start again from the newest events.');
+      filter.after = { createdAt: new Date(Number(cursor[1]) * 1000), id: Number(cursor[2]) };
+    }
     const typeOptions = { families: auditEventFamilies(), types: [...AUDIT_EVENT_TYPE_NAMES] };
     if (Object.keys(errors).length > 0) return renderPage(reply.code(400), AdminEventsPage({ values, errors, typeOptions, events: [], limit: EVENTS_SHOWN }));
     await audit.flush();
     const events = await storage.auditEvents.list(filter);
-    return renderPage(reply, AdminEventsPage({ values, errors, typeOptions, events: await eventRows(storage, events), limit: EVENTS_SHOWN }));
+    const withFilters = (extra: Record<string, string>) =>
+      `/admin/events?${new URLSearchParams({ ...Object.fromEntries(Object.entries(values).filter(([, value]) => value !== '')), ...extra })}`;
+    const last = events.at(-1);
+    return renderPage(
+      reply,
+      AdminEventsPage({
+        values,
+        errors,
+        typeOptions,
+        events: await eventRows(storage, events),
+        limit: EVENTS_SHOWN,
+        olderHref: events.length === EVENTS_SHOWN && last ? withFilters({ older_than: `${Math.floor(last.createdAt.getTime() / 1000)}.${last.id}` }) : undefined,
+        newestHref: olderThan ? withFilters({}) : undefined,
+      }),
+    );
   });
 
   app.get('/admin/keys', async (request, reply) => {

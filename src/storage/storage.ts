@@ -620,6 +620,8 @@ export interface AuditEventFilter {
   typePrefix?: string;
   /** At or after this time. */
   since?: Date;
+  /** Only events that come after this one in the list (older): the next page, from the last event of the previous. */
+  after?: { createdAt: Date; id: number };
   limit: number;
 }
 

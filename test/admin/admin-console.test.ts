@@ -416,6 +416,41 @@ for (const database of ['sqlite', 'postgres'] as const) {
       assert.match(pageText(bad.body), /Correct the filters above/);
     });
 
+    test('events: 100 a page, newest first, and the next page continues exactly after the last one shown (ties in a second broken by id)', async () => {
+      const { user } = await server.createUser();
+      // 150 events in 15 seconds: ten share each second, so that the page boundary falls inside one.
+      const base = Date.now() - 3600_000;
+      await server.storage.auditEvents.insertMany(
+        Array.from({ length: 150 }, (_, i) => ({
+          createdAt: new Date(base + Math.floor(i / 10) * 1000),
+          type: 'user.enabled',
+          userId: user.id,
+          actorUserId: admin.id,
+          clientId: null,
+          ipAddress: null,
+          userAgent: null,
+          requestId: `paged-${i}`,
+          details: { via: 'admin' },
+        })),
+      );
+      const requestIds = (html: string) => [...html.matchAll(/request (paged-\d+)/g)].map((match) => match[1]!);
+      const first = await adminBrowser.request(`${server.baseUrl}/admin/events?user=${user.id}`);
+      const firstIds = requestIds(first.body);
+      assert.equal(firstIds.length, 100);
+      assert.equal(firstIds[0], 'paged-149', 'newest first');
+      const older = parseHtml(first.body).querySelectorAll('a').find((link) => link.textContent.trim() === 'Older events')?.getAttribute('href');
+      assert.ok(older, 'a link to the older events');
+      assert.match(older, new RegExp(`user=${user.id}`), 'with the same filters');
+      const second = await adminBrowser.request(`${server.baseUrl}${older.replace(/&amp;/g, '&')}`);
+      assert.equal(second.status, 200);
+      const secondIds = requestIds(second.body);
+      assert.equal(secondIds.length, 50);
+      assert.deepEqual(new Set([...firstIds, ...secondIds]).size, 150, 'every event once');
+      assert.ok(!parseHtml(second.body).querySelectorAll('a').some((link) => link.textContent.trim() === 'Older events'), 'no further page');
+      assert.ok(parseHtml(second.body).querySelectorAll('a').some((link) => link.textContent.trim() === 'Back to the newest events'));
+      assert.equal((await adminBrowser.request(`${server.baseUrl}/admin/events?older_than=garbage`)).status, 400);
+    });
+
     test('signing keys: every key with its state', async () => {
       const keys = await server.storage.signingKeys.listAll();
       assert.ok(keys.length >= 1);

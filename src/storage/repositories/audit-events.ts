@@ -164,6 +164,12 @@ export function createAuditEventRepository(db: Kysely<Database>, executor: Query
       // substr, not LIKE (type names hold `_`) and not a range (PostgreSQL's collations may ignore the dots).
       if (filter.typePrefix !== undefined) query = query.where(sql<string>`substr(${sql.ref('e.type')}, 1, ${sql.lit(filter.typePrefix.length)})`, '=', filter.typePrefix);
       if (filter.since !== undefined) query = query.where('e.created_at', '>=', toEpochSeconds(filter.since));
+      if (filter.after !== undefined) {
+        // The list's own order (created_at, then id, both descending): strictly past the given event.
+        const at = toEpochSeconds(filter.after.createdAt);
+        const id = filter.after.id;
+        query = query.where((eb) => eb.or([eb('e.created_at', '<', at), eb.and([eb('e.created_at', '=', at), eb('e.id', '<', id)])]));
+      }
       // Through the executor, to see the events this process has written but not yet committed (DEFERRABLE).
       const { rows } = await executor.read(query.orderBy('e.created_at', 'desc').orderBy('e.id', 'desc').limit(filter.limit).compile(), { seeDeferredWrites: true });
       return rows.map(toListedEvent);

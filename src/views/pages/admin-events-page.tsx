@@ -28,6 +28,10 @@ export interface AdminEventsPageProps {
   typeOptions: { families: string[]; types: string[] };
   events: AdminEventRow[];
   limit: number;
+  /** The next page, older events with the same filters; absent when these are all. */
+  olderHref?: string | undefined;
+  /** This page is not the first: the way back to the newest. */
+  newestHref?: string | undefined;
 }
 
 function Who({ who }: { who: { id: number; email: string | null } | null }) {
@@ -101,7 +105,7 @@ function FilterField({ id, label, hint, value, error }: { id: EventFilterField; 
   );
 }
 
-export function AdminEventsPage({ values, errors, typeOptions, events, limit }: AdminEventsPageProps) {
+export function AdminEventsPage({ values, errors, typeOptions, events, limit, olderHref, newestHref }: AdminEventsPageProps) {
   const typeError = errors.type;
   return (
     <AdminLayout title="Events" section="events">
@@ -151,8 +155,16 @@ export function AdminEventsPage({ values, errors, typeOptions, events, limit }: 
         <p class="muted">Correct the filters above to see the events.</p>
       ) : (
         <section class="card" aria-labelledby="events-heading">
-          <h2 id="events-heading">{events.length === limit ? `The newest ${limit} events` : `${events.length} ${events.length === 1 ? 'event' : 'events'}`}</h2>
+          <h2 id="events-heading">
+            {newestHref ? 'Older events' : 'Events'}, newest first ({events.length})
+          </h2>
           {events.length === 0 ? <p class="muted">No events.</p> : <EventTable events={events} labelledBy="events-heading" />}
+          {olderHref || newestHref ? (
+            <p class="actions">
+              {newestHref ? <a href={newestHref}>Back to the newest events</a> : null}
+              {olderHref ? <a href={olderHref}>Older events</a> : null}
+            </p>
+          ) : null}
         </section>
       )}
     </AdminLayout>
