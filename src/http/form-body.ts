@@ -56,8 +56,29 @@ function urlencodedParams(body: unknown): RawParams {
   return params;
 }
 
+/**
+ * Multipart parameters of a request, read once: its stream can be read only once, and the rate limits
+ * (http/rate-limits.ts) may need the client_id in it before the route reads the rest.
+ */
+const multipartRead = new WeakMap<FastifyRequest, Promise<RawParams>>();
+const multipartParams = new WeakMap<FastifyRequest, RawParams>();
+
 export function readFormParams(request: FastifyRequest): Promise<RawParams> | RawParams {
-  return request.isMultipart() ? readMultipartParams(request) : urlencodedParams(request.body);
+  if (!request.isMultipart()) return urlencodedParams(request.body);
+  let read = multipartRead.get(request);
+  if (!read) {
+    read = readMultipartParams(request).then((params) => {
+      multipartParams.set(request, params);
+      return params;
+    });
+    multipartRead.set(request, read);
+  }
+  return read;
+}
+
+/** The parameters of a multipart body already read (readFormParams), else undefined. */
+export function multipartParamsRead(request: FastifyRequest): RawParams | undefined {
+  return multipartParams.get(request);
 }
 
 /**

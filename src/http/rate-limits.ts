@@ -16,6 +16,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { PageError } from '../errors.js';
 import type { LimitSettings } from '../config-limits.js';
+import { multipartParamsRead, readFormParams } from './form-body.js';
 import { RateLimiter, SYNC_INTERVAL_MS, type WindowCounter } from './rate-limiter.js';
 import { renderErrorPage } from './render-page.js';
 import { noteRequestFailure } from './request-failure.js';
@@ -78,8 +79,9 @@ export function claimedClientId(request: FastifyRequest): string {
       return id.slice(0, 256);
     }
   }
-  // A multipart body is read in the route; its failures share the address's key with no client id.
-  const fromBody = (request.body as Record<string, unknown> | null | undefined)?.client_id;
+  // A multipart body once read (the route reads it; the check before the route reads it when it must).
+  const multipart = typeof request.isMultipart === 'function' && request.isMultipart();
+  const fromBody = multipart ? multipartParamsRead(request)?.client_id : (request.body as Record<string, unknown> | null | undefined)?.client_id;
   return typeof fromBody === 'string' ? fromBody.slice(0, 256) : '';
 }
 
@@ -110,30 +112,40 @@ export function limitClientRequests(scope: FastifyInstance, limits: RateLimits):
   const { token, clientAuthFailures } = limits;
   if (!token.enabled && !clientAuthFailures.enabled) return;
   const failureKey = (request: FastifyRequest) => `${claimedClientId(request)} ${request.ip}`;
-  scope.addHook('preHandler', (request, reply, done) => {
-    // A CORS preflight carries no credentials and costs nothing: never refused for what others sent.
-    if (request.method === 'OPTIONS') {
-      done();
-      return;
-    }
-    const now = Date.now();
-    // Nothing is over a limit (the usual case): no credentials to read.
-    if (!clientAuthFailures.mayRefuse(now) && !token.mayRefuse(now)) {
-      done();
-      return;
-    }
+  const refusal = (request: FastifyRequest, reply: FastifyReply, now: number): boolean => {
     const id = claimedClientId(request);
     const failing = clientAuthFailures.wait(`${id} ${request.ip}`, now);
     if (failing > 0) {
       sendJsonTooMany(request, reply, failing, `Too many failed client authentications for this client from this address: at most ${clientAuthFailures.rule.limit} in ${clientAuthFailures.rule.windowSeconds} seconds; check the client id and secret, then retry after ${failing} seconds`);
-      return;
+      return true;
     }
     const busy = id === '' ? 0 : token.wait(id, now);
     if (busy > 0) {
       sendJsonTooMany(request, reply, busy, `Too many requests from this client: at most ${token.rule.limit} in ${token.rule.windowSeconds} seconds; retry after ${busy} seconds`);
+      return true;
+    }
+    return false;
+  };
+  scope.addHook('preHandler', (request, reply, done) => {
+    const now = Date.now();
+    // Nothing is over a limit (the usual case): no credentials to read. A CORS preflight carries none, and is never
+    // refused for what others sent.
+    if ((!clientAuthFailures.mayRefuse(now) && !token.mayRefuse(now)) || request.method === 'OPTIONS') {
+      done();
       return;
     }
-    done();
+    // A multipart body without Basic credentials names its client inside: read it now (once; the route gets the
+    // same parameters), so that the body's client_id is checked like a form's.
+    if (request.isMultipart() && request.headers.authorization === undefined) {
+      Promise.resolve(readFormParams(request)).then(
+        () => {
+          if (!refusal(request, reply, now)) done();
+        },
+        (error: Error) => done(error),
+      );
+      return;
+    }
+    if (!refusal(request, reply, now)) done();
   });
   scope.addHook('onResponse', (request, reply, done) => {
     const status = reply.statusCode;

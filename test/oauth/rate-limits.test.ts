@@ -121,6 +121,14 @@ for (const database of ['sqlite', 'postgres'] as const) {
         form: { grant_type: 'authorization_code', code: 'x', client_id: victim.clientId, client_secret: 'wrong' },
       });
       assertJsonTooMany(post, /failed client authentications/);
+      // And in a multipart/form-data body (read before the route, once).
+      const multipart = new FormData();
+      for (const [name, value] of Object.entries({ grant_type: 'authorization_code', code: 'x', client_id: victim.clientId, client_secret: victim.clientSecret })) multipart.append(name, value);
+      assertJsonTooMany(await readResponse(await fetch(`${server.baseUrl}/oauth2/token`, { method: 'POST', headers: { 'x-forwarded-for': attacker }, body: multipart })), /failed client authentications/);
+      const fromElsewhere = new FormData();
+      for (const [name, value] of Object.entries({ grant_type: 'authorization_code', code: 'x', client_id: victim.clientId, client_secret: victim.clientSecret })) fromElsewhere.append(name, value);
+      const elsewhere = await readResponse(await fetch(`${server.baseUrl}/oauth2/token`, { method: 'POST', headers: { 'x-forwarded-for': '192.0.2.11' }, body: fromElsewhere }));
+      assert.equal(elsewhere.body.error, 'invalid_grant', 'the route still reads the multipart body after the check');
       // An unknown client id is limited as well.
       const unknown = { clientId: 'no-such-client', clientSecret: 'x' };
       for (let i = 0; i < 3; i++) assert.equal((await tokenRequest(server, unknown, { from: attacker })).status, 401);
