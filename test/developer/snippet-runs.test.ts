@@ -38,6 +38,7 @@ function skipUnless(interpreter: string, args: string[], packages: string): fals
 }
 
 const skipPython = skipUnless(PYTHON, ['-c', 'import authlib, flask, requests'], 'python3-authlib python3-flask python3-requests');
+const skipRuby = skipUnless(RUBY, ['-e', 'require "omniauth-oauth2"; require "sinatra/base"; require "webrick"'], 'ruby ruby-omniauth-oauth2 ruby-sinatra ruby-webrick');
 
 function parsePage(html: string): HTMLElement {
   return parseHtml(html, { blockTextElements: { script: true, noscript: true, style: true } });
@@ -123,7 +124,7 @@ describe('the Python and Ruby snippets, run as shown with Debian’s packages', 
   let developer: TestBrowser;
 
   before(async () => {
-    if (skipPython) return;
+    if (skipPython && skipRuby) return;
     server = await startTestServer();
     const { user, password } = await server.createUser();
     developer = await signedInBrowser(server, user.email, password);
@@ -191,6 +192,57 @@ describe('the Python and Ruby snippets, run as shown with Debian’s packages', 
       // Authlib's state is single-use: the same callback again is refused, not signed in twice.
       const replay = await browser.request(back.href);
       assert.notEqual(replay.status, 200, replay.body);
+    } finally {
+      await snippet.stop();
+    }
+  });
+
+  test('Ruby: the OmniAuth (omniauth-oauth2) with Sinatra snippet runs with /usr/bin/ruby as a real server and signs a user in', { skip: skipRuby }, async () => {
+    const appPort = await freePort();
+    const redirectUri = `http://127.0.0.1:${appPort}/auth/latch/callback`;
+    const { clientSecret, appPage, oneTimeEnvironment } = await registerApp('Sinatra Snippet App', redirectUri);
+    const code = textById(appPage, 'snippet-ruby-omniauth');
+    const environment = filledEnvironment(textById(appPage, 'snippet-ruby-omniauth-env'), oneTimeEnvironment, clientSecret);
+    assert.equal(environment.SESSION_SECRET, '', 'the block asks for a session secret');
+    // As the block's comment says: ruby -rsecurerandom -e "puts SecureRandom.hex(64)".
+    environment.SESSION_SECRET = randomBytes(64).toString('hex');
+
+    // `ruby app.rb`, as the note says: the port comes from the redirect URL.
+    const snippet = await runSnippet(RUBY, ['app.rb'], { 'app.rb': code }, environment, appPort);
+    try {
+      const { user, password } = await server.createUser({ name: 'Sinatra <Person>' });
+      const browser = new TestBrowser();
+      const home = await browser.request(`http://127.0.0.1:${appPort}/`);
+      assert.equal(home.status, 200, `${home.body}\n${snippet.output()}`);
+      const form = parsePage(home.body).querySelector('form[action="/auth/latch"]');
+      const token = form?.querySelector('input[name="authenticity_token"]')?.getAttribute('value');
+      assert.ok(form?.getAttribute('method') === 'post' && token, home.body);
+
+      // OmniAuth 2 refuses to start without the form's CSRF token.
+      const forged = await new TestBrowser().request(`http://127.0.0.1:${appPort}/auth/latch`, { form: { authenticity_token: token } });
+      assert.match(forged.headers.get('location') ?? '', /\/auth\/failure\?message=authenticity_error/, 'a POST without the session that goes with the token starts no sign-in');
+
+      const start = await browser.request(`http://127.0.0.1:${appPort}/auth/latch`, { form: { authenticity_token: token } });
+      assert.equal(start.status, 302, `${start.body}\n${snippet.output()}`);
+      const authorizeUrl = new URL(start.headers.get('location') ?? '');
+      assert.equal(`${authorizeUrl.origin}${authorizeUrl.pathname}`, `${server.baseUrl}/oauth2/authorize`);
+      assert.equal(authorizeUrl.searchParams.get('redirect_uri'), redirectUri);
+      assert.equal(authorizeUrl.searchParams.get('scope'), 'openid email profile');
+      assert.equal(authorizeUrl.searchParams.get('code_challenge_method'), 'S256');
+      assert.ok(authorizeUrl.searchParams.get('code_challenge') && authorizeUrl.searchParams.get('state'), 'PKCE and state');
+
+      const back = await authorize(browser, server.baseUrl, Object.fromEntries(authorizeUrl.searchParams), { email: user.email, password });
+      assert.equal(`${back.origin}${back.pathname}`, redirectUri);
+      const callback = await browser.request(back.href);
+      assert.equal(callback.status, 302, `${callback.body}\n${snippet.output()}`);
+      assert.equal(new URL(callback.headers.get('location') ?? '', back).pathname, '/');
+      const signedIn = await browser.request(`http://127.0.0.1:${appPort}/`);
+      assert.equal(signedIn.status, 200);
+      assert.equal(signedIn.body, `Signed in as ${user.email} (Sinatra &lt;Person&gt;, sub ${user.id})`);
+
+      // The state was single-use: the same callback again fails (OmniAuth's csrf_detected), no second sign-in.
+      const replay = await new TestBrowser().request(back.href);
+      assert.match(replay.headers.get('location') ?? '', /\/auth\/failure\?message=csrf_detected/);
     } finally {
       await snippet.stop();
     }

@@ -1,10 +1,11 @@
 /**
- * Java (Spring Security's OAuth 2.0 login), Ruby (OmniAuth with omniauth_openid_connect) and PHP
- * (jumbojett/openid-connect-php): each with PKCE (S256), state and nonce, the secret read from the
- * environment. All three run in a back end that keeps a secret: confidential clients only. They are not run
- * by the tests (no JVM build, Ruby or PHP toolchain here): their settings follow each library's documentation.
+ * Java (Spring Security's OAuth 2.0 login), Ruby (OmniAuth's omniauth-oauth2 with Sinatra) and PHP
+ * (jumbojett/openid-connect-php): each with PKCE (S256) and state (Java and PHP a nonce too), the secret read
+ * from the environment. All three run in a back end that keeps a secret: confidential clients only. The Ruby
+ * one is run by test/developer/snippet-runs.test.ts with Debian's packages; Java and PHP are not run by the
+ * tests: their settings follow each library's documentation.
  */
-import { environmentLines, isHttpIssuer, type IntegrationSnippet, type SnippetContext } from './snippet.js';
+import { environmentLines, type IntegrationSnippet, type SnippetContext } from './snippet.js';
 
 export function springSecuritySnippet(context: SnippetContext): IntegrationSnippet {
   const callbackPath = new URL(context.redirectUri).pathname;
@@ -82,68 +83,92 @@ export function springSecuritySnippet(context: SnippetContext): IntegrationSnipp
 }
 
 export function rubyOmniAuthSnippet(context: SnippetContext): IntegrationSnippet {
-  // omniauth_openid_connect discovers over https only, whatever the issuer says: for an http:// issuer
-  // (a local Latch) the endpoints are given instead, as paths on scheme/host/port and jwks_uri in full.
-  const endpointLines = isHttpIssuer(context.issuer)
-    ? [
-        '  # Your issuer is http:// (a local Latch): the gem discovers over https only, so the endpoints are given here.',
-        '  discovery: false,',
-      ]
-    : ['  discovery: true,'];
-  const httpClientOptions = isHttpIssuer(context.issuer)
-    ? [
-        '    authorization_endpoint: "/oauth2/authorize",',
-        '    token_endpoint: "/oauth2/token",',
-        '    userinfo_endpoint: "/oauth2/userinfo",',
-        '    jwks_uri: "#{issuer}/oauth2/jwks",',
-      ]
-    : [];
-  const initializer = [
-    'issuer = URI(ENV.fetch("LATCH_ISSUER"))',
-    'redirect_uri = URI(ENV.fetch("LATCH_REDIRECT_URI"))',
+  // Sinatra with omniauth-oauth2's PKCE and a small strategy (the OmniAuth way for a provider without a gem
+  // of its own): the same code runs with the current gems and with Debian's packages, which the tests use.
+  // Debian's omniauth-openid-connect is GitLab's fork (0.10), without PKCE.
+  const code = [
+    'require "json"',
+    'require "net/http"',
+    'require "omniauth-oauth2"',
+    'require "sinatra"',
     '',
-    'Rails.application.config.middleware.use OmniAuth::Builder do',
-    '  provider :openid_connect,',
-    '  name: :latch,',
-    '  issuer: issuer.to_s,',
-    ...endpointLines,
-    '  scope: %i[openid email profile],',
-    '  response_type: :code,',
-    '  pkce: true,',
-    '  send_nonce: true,',
-    '  callback_path: redirect_uri.path,',
-    '  client_options: {',
-    '    scheme: issuer.scheme,',
-    '    host: issuer.host,',
-    '    port: issuer.port,',
-    ...httpClientOptions,
-    '    identifier: ENV.fetch("LATCH_CLIENT_ID"),',
-    '    secret: ENV.fetch("LATCH_CLIENT_SECRET"), # read from the environment: never in the code',
-    '    redirect_uri: redirect_uri.to_s,',
+    'ISSUER = ENV.fetch("LATCH_ISSUER")',
+    'REDIRECT_URI = URI(ENV.fetch("LATCH_REDIRECT_URI"))',
+    '# Latch\'s endpoints, from its OpenID Connect discovery document.',
+    'LATCH = JSON.parse(Net::HTTP.get(URI("#{ISSUER}/.well-known/openid-configuration")))',
+    '',
+    '# Sign-in with Latch as an OmniAuth strategy: the authorization code flow with state and PKCE (S256), then',
+    '# the person from Latch\'s userinfo endpoint, asked straight from this back end with the access token.',
+    'class LatchStrategy < OmniAuth::Strategies::OAuth2',
+    '  option :name, "latch"',
+    '  option :scope, "openid email profile"',
+    '  option :pkce, true',
+    '  option :client_options, {',
+    '    site: ISSUER,',
+    '    authorize_url: LATCH.fetch("authorization_endpoint"),',
+    '    token_url: LATCH.fetch("token_endpoint"),',
+    '    auth_scheme: :basic_auth, # client_secret_basic, as the app is registered',
     '  }',
-    'end',
-  ].join('\n');
-  const controller = [
-    '# config/routes.rb:  get URI(ENV.fetch("LATCH_REDIRECT_URI")).path, to: "sessions#create"',
-    '# The sign-in button (OmniAuth 2 starts with a POST): button_to "Sign in with Latch", "/auth/latch", data: { turbo: false }',
-    'class SessionsController < ApplicationController',
-    '  def create',
-    '    auth = request.env["omniauth.auth"]',
-    '    session[:user] = { "sub" => auth.uid, "email" => auth.info.email, "name" => auth.info.name }',
-    '    redirect_to root_path, notice: "Signed in as #{auth.info.email}"',
+    '',
+    '  uid { raw_info.fetch("sub") }',
+    '  info { { email: raw_info["email"], name: raw_info["name"] } }',
+    '  extra { { raw_info: raw_info } }',
+    '',
+    '  def raw_info',
+    '    @raw_info ||= access_token.get(LATCH.fetch("userinfo_endpoint")).parsed',
+    '  end',
+    '',
+    '  # The registered redirect URL exactly, without the code and state OmniAuth would add (RFC 6749 §4.1.3).',
+    '  def callback_url',
+    '    REDIRECT_URI.to_s',
     '  end',
     'end',
+    '',
+    'set :port, Integer(ENV.fetch("PORT", REDIRECT_URI.port))',
+    'enable :sessions',
+    'set :session_secret, ENV.fetch("SESSION_SECRET")',
+    'use OmniAuth::Builder do',
+    '  provider LatchStrategy, ENV.fetch("LATCH_CLIENT_ID"),',
+    '           ENV.fetch("LATCH_CLIENT_SECRET"), # read from the environment: never in the code',
+    '           callback_path: REDIRECT_URI.path',
+    'end',
+    '',
+    'helpers { def h(text) = Rack::Utils.escape_html(text) }',
+    '',
+    'get "/" do',
+    '  user = session["user"]',
+    '  return "Signed in as #{h user["email"]} (#{h user["name"]}, sub #{h user["sub"]})" if user',
+    '',
+    '  # OmniAuth 2 starts a sign-in only from a POST carrying this CSRF token (CVE-2015-9284).',
+    '  <<~HTML',
+    '    <form method="post" action="/auth/latch">',
+    '      <input type="hidden" name="authenticity_token" value="#{h Rack::Protection::AuthenticityToken.token(session)}">',
+    '      <button>Sign in with Latch</button>',
+    '    </form>',
+    '  HTML',
+    'end',
+    '',
+    'get REDIRECT_URI.path do',
+    '  auth = request.env["omniauth.auth"]',
+    '  session["user"] = { "sub" => auth.uid, "email" => auth.info.email, "name" => auth.info.name }',
+    '  redirect "/"',
+    'end',
+    '',
+    'get "/auth/failure" do',
+    '  halt 401, "Sign-in failed: #{h params[:message]}"',
+    'end',
   ].join('\n');
+  const environment = [...environmentLines(context), '# Any long random value (64 bytes or more), e.g. from: ruby -rsecurerandom -e "puts SecureRandom.hex(64)"', 'SESSION_SECRET='];
   return {
     id: 'ruby-omniauth',
-    title: 'Ruby: OmniAuth (Rails) with omniauth_openid_connect',
-    install: 'bundle add omniauth_openid_connect omniauth-rails_csrf_protection',
-    environment: environmentLines(context).join('\n'),
-    files: [
-      { id: 'snippet-ruby-omniauth', name: 'config/initializers/omniauth.rb', code: initializer },
-      { id: 'snippet-ruby-omniauth-controller', name: 'app/controllers/sessions_controller.rb', code: controller },
+    title: 'Ruby: OmniAuth (omniauth-oauth2) with Sinatra',
+    install: 'gem install sinatra rackup puma omniauth-oauth2',
+    environment: environment.join('\n'),
+    files: [{ id: 'snippet-ruby-omniauth', name: 'app.rb', code }],
+    notes: [
+      'Export the environment, run ruby app.rb and open / to sign in.',
+      'In Rails: the strategy class in lib/, the use OmniAuth::Builder block in config/initializers/omniauth.rb (Rails.application.config.middleware.use), the routes in config/routes.rb, and omniauth-rails_csrf_protection for the token.',
     ],
-    notes: [],
   };
 }
 
