@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { parse as parseHtml } from 'node-html-parser';
-import { pageText, TestBrowser } from '../helpers/browser.js';
+import { inputValue, pageText, TestBrowser } from '../helpers/browser.js';
 import { authorizeUrl } from '../helpers/oauth-flow.js';
 import { signedInBrowser, submitForm } from '../helpers/pages.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
@@ -63,6 +63,15 @@ describe('branding through LATCH_BRAND_*', () => {
     assert.equal(mail?.subject, 'Reset your Orbit Accounts password');
     assert.match(mail?.text ?? '', /your Orbit Accounts account/);
     assert.match(server.config.mailFrom, /^Orbit Accounts <no-reply@/);
+  });
+
+  test('passkey dialogs name the brand as the relying party', async () => {
+    const { user, password } = await server.createUser();
+    const browser = await signedInBrowser(server, user.email, password);
+    const page = await browser.request(`${server.baseUrl}/account/two-step`);
+    const options = await browser.request(`${server.baseUrl}/account/passkeys/options`, { form: { _csrf: inputValue(page.body, '_csrf') } });
+    assert.equal(options.status, 200, options.body.slice(0, 200));
+    assert.equal(JSON.parse(options.body).rp?.name, 'Orbit Accounts');
   });
 
   test('with a favicon URL configured, the pages link it and /favicon.ico and /favicon.svg send there', async () => {

@@ -60,7 +60,8 @@ function takeChallenge(config: Config, keys: SecondFactorKeys, request: FastifyR
 export async function registrationOptions(config: Config, keys: SecondFactorKeys, reply: FastifyReply, user: User, existing: readonly Passkey[], now: Date) {
   const { rpID } = relyingParty(config);
   const options = await generateRegistrationOptions({
-    rpName: 'Latch',
+    // What the browser's passkey dialog and password manager call this site: the operator's product name.
+    rpName: config.brand.name,
     rpID,
     userName: user.email,
     userDisplayName: user.name,

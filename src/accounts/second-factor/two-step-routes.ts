@@ -25,7 +25,6 @@ import { createTotpSecret, groupSecret, matchTotpCode, totpUri } from './totp.js
 /** How long a QR code shown on the page stays good for confirming (then the page shows a new one). */
 const ENROLMENT_TTL_SECONDS = 30 * 60;
 const enrolmentPurpose = (userId: number) => `totp enrolment:${userId}`;
-const ISSUER_NAME = 'Latch';
 
 export function registerTwoStepRoutes(app: FastifyInstance, deps: AccountPageDeps): void {
   const { storage, config, mailer } = deps;
@@ -50,7 +49,8 @@ export function registerTwoStepRoutes(app: FastifyInstance, deps: AccountPageDep
   registerAccountPasskeyRoutes(app, { storage, config, mailer, keys, audit: deps.audit });
 
   function newEnrolment(user: User, now: Date, secret = createTotpSecret()) {
-    const uri = totpUri(secret, ISSUER_NAME, user.email);
+    // The authenticator app lists the account under the operator's product name (LATCH_BRAND_NAME).
+    const uri = totpUri(secret, config.brand.name, user.email);
     return {
       sealed: sealState(keys.pendingState, enrolmentPurpose(user.id), { s: secret }, new Date(now.getTime() + ENROLMENT_TTL_SECONDS * 1000)),
       secretGrouped: groupSecret(secret),
