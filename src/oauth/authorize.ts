@@ -104,9 +104,13 @@ export function registerAuthorizeRoutes(app: FastifyInstance, { storage, config,
   const metadataDocuments = config.cimd
     ? createMetadataDocumentResolver(storage, { developmentMode: config.developmentMode, allowPrivateAddresses: config.developmentMode || config.outboundAllowPrivate })
     : null;
-  async function findClient(clientId: string) {
+  async function findClient(request: FastifyRequest, clientId: string) {
     if (!isMetadataDocumentClientId(clientId)) return storage.clients.findById(clientId);
-    return metadataDocuments === null ? null : metadataDocuments.resolve(clientId, new Date());
+    if (metadataDocuments === null) return null;
+    return metadataDocuments.resolve(clientId, new Date(), (client) => {
+      // The first time Latch stores a client from a document: an app came to exist here, as with registration.
+      audit.record(request, { type: 'client.created', clientId: client.clientId, details: { name: client.name, via: 'metadata_document' } });
+    });
   }
 
   async function validate(request: FastifyRequest, params: RawParams): Promise<AuthorizationRequest> {
@@ -116,7 +120,7 @@ export function registerAuthorizeRoutes(app: FastifyInstance, { storage, config,
       (client) => {
         request.latchClient = client;
       },
-      findClient,
+      (clientId) => findClient(request, clientId),
     );
     request.authorizeErrorTarget = { redirectUri: verified.redirectUri, state: stateForErrorRedirect(params) };
     return parseAuthorizationRequest(params, verified);

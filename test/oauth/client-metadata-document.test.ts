@@ -151,6 +151,9 @@ for (const database of ['sqlite', 'postgres'] as const) {
       assert.notEqual(row?.metadata_document_expires_at, null);
       assert.equal(row?.policy_url, 'https://agent.example.com/privacy');
       assert.equal(documents.count('/agent.json'), 1, 'fetched once for the whole flow (authorize, sign-in, consent)');
+      const created = await server.storage.auditEvents.list({ clientId, types: ['client.created'], limit: 10 });
+      assert.equal(created.length, 1, 'one audit event when the client first came to exist');
+      assert.deepEqual(created[0]?.details, { name: 'Agent Desktop', via: 'metadata_document' });
 
       // A public client: it authenticates with client_id alone, and a secret (which it cannot have) is refused.
       const withSecret = await postToken(server.baseUrl, { form: { grant_type: 'refresh_token', refresh_token: tokens.body.refresh_token, client_id: clientId, client_secret: 'anything' } });

@@ -77,7 +77,7 @@ export interface MetadataDocumentResolver {
    * The client of a client_id URL: its row while the document is fresh, else the document fetched, checked and
    * stored. Throws InvalidRequest (not redirectable) with the reason when it cannot be used.
    */
-  resolve(clientId: string, now: Date): Promise<Client>;
+  resolve(clientId: string, now: Date, onCreated?: (client: Client) => void): Promise<Client>;
 }
 
 export function createMetadataDocumentResolver(storage: Storage, settings: MetadataDocumentSettings): MetadataDocumentResolver {
@@ -151,9 +151,11 @@ export function createMetadataDocumentResolver(storage: Storage, settings: Metad
     return updated;
   }
 
-  async function refresh(clientId: string, stored: Client | null, now: Date): Promise<Client> {
+  async function refresh(clientId: string, stored: Client | null, now: Date, onCreated?: (client: Client) => void): Promise<Client> {
     try {
-      return await store(clientId, stored, await fetchDocument(clientId, now), now);
+      const client = await store(clientId, stored, await fetchDocument(clientId, now), now);
+      if (stored === null) onCreated?.(client);
+      return client;
     } catch (error) {
       if (!(error instanceof MetadataDocumentError)) throw error;
       remember(clientId, error.message, now);
@@ -162,7 +164,7 @@ export function createMetadataDocumentResolver(storage: Storage, settings: Metad
   }
 
   return {
-    async resolve(clientId, now) {
+    async resolve(clientId, now, onCreated) {
       const problem = checkClientIdUrl(clientId, { developmentMode: settings.developmentMode });
       if (problem !== null) throw unusable(problem);
       const failure = failures.get(clientId);
@@ -176,7 +178,7 @@ export function createMetadataDocumentResolver(storage: Storage, settings: Metad
       if (stored !== null && stored.metadataDocumentExpiresAt!.getTime() > now.getTime()) return stored;
       const pending = inFlight.get(clientId);
       if (pending) return pending;
-      const fetching = refresh(clientId, stored, now).finally(() => inFlight.delete(clientId));
+      const fetching = refresh(clientId, stored, now, onCreated).finally(() => inFlight.delete(clientId));
       inFlight.set(clientId, fetching);
       return fetching;
     },
