@@ -9,9 +9,8 @@
  * A snippet that drifts from Latch (a wrong endpoint, scope, PKCE or client authentication) fails here.
  *
  * Not run, and why:
- * - Python (Authlib with Flask): `python3 -c "import authlib, flask"` fails on this machine (neither is
- *   installed), and tests install no system packages (python3-authlib would be the Debian package).
- * - Ruby (OmniAuth): no Ruby on this machine (ruby-omniauth-* would be the Debian packages).
+ * - Python (Authlib with Flask) and Ruby (OmniAuth with Sinatra) are run by snippet-runs.test.ts, with Debian's
+ *   packages (it says it is skipped when they are missing; .ci/run installs them).
  * - Go, Java (Spring Boot), PHP: no Go toolchain, no Maven/Gradle build or Spring jars, no PHP here.
  * - Passport and Auth.js: express, express-session, passport and next-auth are not dependencies of Latch and
  *   are not added for a test; their openid-client calls are the ones of the snippet that is run.
