@@ -12,7 +12,6 @@ import pino from 'pino';
 import fastifyCookie from '@fastify/cookie';
 import fastifyCsrfProtection from '@fastify/csrf-protection';
 import fastifyFormbody from '@fastify/formbody';
-import { parse as parseQueryString } from 'node:querystring';
 import fastifyMultipart from '@fastify/multipart';
 import Fastify, { LogController, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import { createMemoryAttemptCounter, SignInThrottle, type AttemptCounter } from './accounts/sign-in-throttle.js';
@@ -24,7 +23,7 @@ import { answerClientError, answerFrameworkError, describeClientGone, isClientGo
 import { authorizeErrorHandler, oauthJsonErrorHandler, pageErrorHandler } from './oauth/error-surfaces.js';
 import { registerBatchedWrites } from './http/batched-writes.js';
 import { registerHealthRoutes } from './http/health.js';
-import { assertWellFormedPercentEncoding } from './http/percent-encoding.js';
+import { assertWellFormedPercentEncoding, parseWellFormedForm } from './http/percent-encoding.js';
 import { createRouteMethods } from './http/route-methods.js';
 import { createRateLimits, limitByAddress, limitClientRequests } from './http/rate-limits.js';
 import { noteRequestFailure, requestFailure } from './http/request-failure.js';
@@ -273,11 +272,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(fastifyCookie);
   await app.register(fastifyFormbody, {
     bodyLimit: BODY_LIMIT_BYTES,
-    // The same parsing, after refusing malformed percent-encoding (http/percent-encoding.ts).
-    parser: (body) => {
-      assertWellFormedPercentEncoding(body, 'form body');
-      return parseQueryString(body);
-    },
+    // node:querystring's parsing, refusing malformed percent-encoding as it goes (http/percent-encoding.ts).
+    parser: parseWellFormedForm,
   });
   await app.register(fastifyCsrfProtection, {
     sessionPlugin: '@fastify/cookie',

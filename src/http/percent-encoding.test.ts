@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { percentEncodingProblem } from './percent-encoding.js';
+import { parseWellFormedForm, percentEncodingProblem } from './percent-encoding.js';
 
 test('percentEncodingProblem: RFC 3986 §2.1 escapes of UTF-8 text pass; broken ones are named', () => {
   const cases: Array<[string, RegExp | null]> = [
@@ -21,5 +21,25 @@ test('percentEncodingProblem: RFC 3986 §2.1 escapes of UTF-8 text pass; broken 
     const found = percentEncodingProblem(encoded);
     if (problem === null) assert.equal(found, null, encoded);
     else assert.match(found ?? '', problem, encoded);
+  }
+});
+
+test('parseWellFormedForm: parses as node:querystring does, and refuses what percentEncodingProblem names', () => {
+  assert.deepEqual({ ...parseWellFormedForm('grant_type=authorization_code&redirect_uri=https%3A%2F%2Fapp.example.com%2Fcb&scope=openid+profile&n=J%C3%BCrgen&n=2') }, {
+    grant_type: 'authorization_code',
+    redirect_uri: 'https://app.example.com/cb',
+    scope: 'openid profile',
+    n: ['Jürgen', '2'],
+  });
+  assert.deepEqual({ ...parseWellFormedForm('') }, {});
+  const cases: Array<[string, RegExp]> = [
+    ['a=%ZZ', /% sign not followed by two hexadecimal digits/],
+    ['code=abc&a=100%', /% sign not followed by two hexadecimal digits/],
+    ['%ZZ=1', /% sign not followed by two hexadecimal digits/],
+    ['a=%C3', /do not form UTF-8 text/],
+    ['a=ok&b=%FF%FE+x', /do not form UTF-8 text/],
+  ];
+  for (const [body, problem] of cases) {
+    assert.throws(() => parseWellFormedForm(body), (error: Error) => problem.test(error.message) && /invalid_request|malformed percent-encoding/.test(`${(error as { code?: string }).code} ${error.message}`), body);
   }
 });
