@@ -283,7 +283,8 @@ describe('OpenID Connect authorization request', () => {
       const browser = new TestBrowser();
       const bad = await browser.follow(`${server.baseUrl}/oauth2/authorize`, server.baseUrl, { form: { ...(params() as Record<string, string>), redirect_uri: 'https://evil.example.net/cb' } });
       assert.equal(bad.status, 400);
-      assert.match(pageText(bad.body), /not registered/);
+      // The page speaks plain words (issue 19 item 2); the reason is in the log and the developer console.
+      assert.match(pageText(bad.body), /sent you here with a sign-in request that cannot be accepted/);
       const prompted = await browser.follow(`${server.baseUrl}/oauth2/authorize`, server.baseUrl, { form: { ...(params() as Record<string, string>), prompt: 'none' } });
       assert.equal(redirectTarget(prompted, server.baseUrl).searchParams.get('error'), 'login_required');
     });
