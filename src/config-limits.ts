@@ -21,6 +21,12 @@ export interface LimitSettings {
    * (`LATCH_RATE_LIMIT_CLIENT_AUTH_FAILURES`, default 100); 0 turns it off.
    */
   readonly clientAuthFailures: number;
+  /**
+   * Failed client authentications per address and window, whatever client id they name
+   * (`LATCH_RATE_LIMIT_CLIENT_AUTH_FAILURES_PER_ADDRESS`, default 1,000), so that trying ever new client ids gains
+   * nothing; 0 turns it off.
+   */
+  readonly clientAuthFailuresPerAddress: number;
   /** Authorization requests (and consent decisions) per address and window (`LATCH_RATE_LIMIT_AUTHORIZE`, default 300,000); 0: off. */
   readonly authorizePerAddress: number;
   /** Requests to Latch's pages (sign-in, sign-up, account, console …) per address and window (`LATCH_RATE_LIMIT_PAGES`, default 30,000: 500 a second, above the benchmark's password sign-ins from one address on a large machine); 0: off. */
@@ -46,6 +52,7 @@ export function parseLimits(integer: IntegerReader): LimitSettings {
     windowSeconds: integer('LATCH_RATE_LIMIT_WINDOW_SECONDS', 60, 1, 3600),
     tokenPerClient: integer('LATCH_RATE_LIMIT_TOKEN', 1_200_000, 0, 1_000_000_000),
     clientAuthFailures: integer('LATCH_RATE_LIMIT_CLIENT_AUTH_FAILURES', 100, 0, 1_000_000_000),
+    clientAuthFailuresPerAddress: integer('LATCH_RATE_LIMIT_CLIENT_AUTH_FAILURES_PER_ADDRESS', 1000, 0, 1_000_000_000),
     authorizePerAddress: integer('LATCH_RATE_LIMIT_AUTHORIZE', 300_000, 0, 1_000_000_000),
     pagesPerAddress: integer('LATCH_RATE_LIMIT_PAGES', 30_000, 0, 1_000_000_000),
     registrationsPerAddressPerHour: integer('LATCH_RATE_LIMIT_REGISTRATION', 20, 0, 1_000_000),

@@ -3,7 +3,8 @@
  * class, and the hooks that answer 429 Too Many Requests (RFC 6585 §4) with Retry-After (RFC 9110 §10.2.3) in the
  * surface's own error shape:
  * - the client-authenticated API (token, revocation, introspection): per authenticated client, and separately the
- *   failed client authentications per client id and address; OAuth JSON `temporarily_unavailable`;
+ *   failed client authentications per client id and address, and per address whatever the client id; OAuth JSON
+ *   `temporarily_unavailable`;
  * - the authorization endpoint and the consent decision: per address; an error page (nothing is redirected: the
  *   request was not read, so its redirect_uri is not verified);
  * - the pages: per address; an error page for a person;
@@ -25,6 +26,7 @@ import { noStore } from './security-headers.js';
 export interface RateLimits {
   readonly token: RateLimiter;
   readonly clientAuthFailures: RateLimiter;
+  readonly clientAuthFailuresPerAddress: RateLimiter;
   readonly authorize: RateLimiter;
   readonly pages: RateLimiter;
   readonly registration: RateLimiter;
@@ -42,6 +44,7 @@ export function createRateLimits(settings: LimitSettings, shared?: WindowCounter
   const limiters = {
     token: limiter('token', settings.tokenPerClient),
     clientAuthFailures: limiter('client-auth-failures', settings.clientAuthFailures),
+    clientAuthFailuresPerAddress: limiter('client-auth-failures-address', settings.clientAuthFailuresPerAddress),
     authorize: limiter('authorize', settings.authorizePerAddress),
     pages: limiter('pages', settings.pagesPerAddress),
     registration: limiter('registration', settings.registrationRequestsPerAddress),
@@ -109,11 +112,16 @@ function sendPageTooMany(request: FastifyRequest, reply: FastifyReply, seconds: 
  * and address (so that nobody can spend another client's allowance by naming it).
  */
 export function limitClientRequests(scope: FastifyInstance, limits: RateLimits): void {
-  const { token, clientAuthFailures } = limits;
-  if (!token.enabled && !clientAuthFailures.enabled) return;
+  const { token, clientAuthFailures, clientAuthFailuresPerAddress: addressFailures } = limits;
+  if (!token.enabled && !clientAuthFailures.enabled && !addressFailures.enabled) return;
   const failureKey = (request: FastifyRequest) => `${claimedClientId(request)} ${request.ip}`;
   const refusal = (request: FastifyRequest, reply: FastifyReply, now: number): boolean => {
     const id = claimedClientId(request);
+    const fromAddress = addressFailures.wait(request.ip, now);
+    if (fromAddress > 0) {
+      sendJsonTooMany(request, reply, fromAddress, `Too many failed client authentications from this address: at most ${addressFailures.rule.limit} in ${addressFailures.rule.windowSeconds} seconds, whatever the client id; retry after ${fromAddress} seconds`);
+      return true;
+    }
     const failing = clientAuthFailures.wait(`${id} ${request.ip}`, now);
     if (failing > 0) {
       sendJsonTooMany(request, reply, failing, `Too many failed client authentications for this client from this address: at most ${clientAuthFailures.rule.limit} in ${clientAuthFailures.rule.windowSeconds} seconds; check the client id and secret, then retry after ${failing} seconds`);
@@ -130,7 +138,7 @@ export function limitClientRequests(scope: FastifyInstance, limits: RateLimits):
     const now = Date.now();
     // Nothing is over a limit (the usual case): no credentials to read. A CORS preflight carries none, and is never
     // refused for what others sent.
-    if ((!clientAuthFailures.mayRefuse(now) && !token.mayRefuse(now)) || request.method === 'OPTIONS') {
+    if ((!clientAuthFailures.mayRefuse(now) && !addressFailures.mayRefuse(now) && !token.mayRefuse(now)) || request.method === 'OPTIONS') {
       done();
       return;
     }
@@ -151,8 +159,11 @@ export function limitClientRequests(scope: FastifyInstance, limits: RateLimits):
     const status = reply.statusCode;
     if (status !== 429) {
       const client = request.latchClient;
-      if (status === 401 && reply.getHeader('www-authenticate')?.toString().startsWith('Basic')) clientAuthFailures.hit(failureKey(request), Date.now());
-      else if (client) token.hit(client.clientId, Date.now());
+      if (status === 401 && reply.getHeader('www-authenticate')?.toString().startsWith('Basic')) {
+        const now = Date.now();
+        clientAuthFailures.hit(failureKey(request), now);
+        addressFailures.hit(request.ip, now);
+      } else if (client) token.hit(client.clientId, Date.now());
     }
     done();
   });

@@ -69,6 +69,7 @@ for (const database of ['sqlite', 'postgres'] as const) {
           LATCH_RATE_LIMIT_WINDOW_SECONDS: String(WINDOW_SECONDS),
           LATCH_RATE_LIMIT_TOKEN: '4',
           LATCH_RATE_LIMIT_CLIENT_AUTH_FAILURES: '3',
+          LATCH_RATE_LIMIT_CLIENT_AUTH_FAILURES_PER_ADDRESS: '10',
           LATCH_RATE_LIMIT_AUTHORIZE: '3',
           LATCH_RATE_LIMIT_PAGES: '3',
           LATCH_RATE_LIMIT_REGISTRATION: '2',
@@ -133,6 +134,16 @@ for (const database of ['sqlite', 'postgres'] as const) {
       const unknown = { clientId: 'no-such-client', clientSecret: 'x' };
       for (let i = 0; i < 3; i++) assert.equal((await tokenRequest(server, unknown, { from: attacker })).status, 401);
       assert.equal((await tokenRequest(server, unknown, { from: attacker })).status, 429);
+    });
+
+    test('failed client authentications per address, whatever the client id: ever new client ids gain nothing', async () => {
+      const sprayer = '203.0.113.99';
+      const statuses = [];
+      for (let i = 0; i < 11; i++) statuses.push((await tokenRequest(server, { clientId: `made-up-${i}`, clientSecret: 'x' }, { from: sprayer })).status);
+      assert.deepEqual(statuses, [...Array(10).fill(401), 429]);
+      const known = await server.createClient({ name: 'Known' });
+      assertJsonTooMany(await tokenRequest(server, known, { from: sprayer }), /Too many failed client authentications from this address: at most 10 in 3600 seconds, whatever the client id/);
+      assert.equal((await tokenRequest(server, known, { from: '192.0.2.12' })).body.error, 'invalid_grant', 'from another address');
     });
 
     test('the authorization endpoint: per address; a 429 error page with Retry-After, never a redirect', async () => {
