@@ -312,7 +312,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     });
     await api.register(async function introspection(scope) {
       scope.setErrorHandler(oauthJsonErrorHandler(storage, 'introspection'));
-      registerIntrospectionRoute(scope, { storage, config });
+      registerIntrospectionRoute(scope, { storage, config, signingKeys });
     });
     // RFC 8628 §3.1: the same bodies and client authentication as the token endpoint.
     await api.register(async function deviceAuthorization(scope) {

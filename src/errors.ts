@@ -13,6 +13,8 @@ export type OAuthErrorCode =
   | 'unsupported_grant_type'
   | 'unsupported_response_type'
   | 'invalid_scope'
+  // RFC 8707 §2: a resource indicator that is malformed, unknown, or not allowed here.
+  | 'invalid_target'
   | 'access_denied'
   | 'server_error'
   | 'temporarily_unavailable'
@@ -148,6 +150,13 @@ export class UnsupportedResponseType extends OAuthError {
 export class InvalidScope extends OAuthError {
   constructor(description: string, options?: OAuthErrorOptions) {
     super('invalid_scope', 400, description, options);
+  }
+}
+
+/** RFC 8707 §2: the requested resource is invalid, unknown, or not one this request may ask for. */
+export class InvalidTarget extends OAuthError {
+  constructor(description: string, options?: OAuthErrorOptions) {
+    super('invalid_target', 400, description, options);
   }
 }
 

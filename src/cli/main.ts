@@ -16,13 +16,14 @@ const commands = {
   webhook: () => import('./webhook-commands.js'),
   registrationToken: () => import('./registration-token-commands.js'),
   admin: () => import('./admin-commands.js'),
+  resource: () => import('./resource-commands.js'),
   doctor: () => import('./doctor/doctor-command.js'),
   storage: () => import('../storage/open-storage.js'),
   config: () => import('../config.js'),
 };
 
 async function usage(): Promise<string> {
-  const [serve, client, user, db, keys, events, webhook, doctor, registrationToken, admin] = await Promise.all([
+  const [serve, client, user, db, keys, events, webhook, doctor, registrationToken, admin, resource] = await Promise.all([
     commands.serve(),
     commands.client(),
     commands.user(),
@@ -33,6 +34,7 @@ async function usage(): Promise<string> {
     commands.doctor(),
     commands.registrationToken(),
     commands.admin(),
+    commands.resource(),
   ]);
   return `Usage:
 ${serve.SERVE_USAGE}
@@ -45,6 +47,7 @@ ${keys.KEYS_USAGE}
 ${events.EVENTS_USAGE}
 ${webhook.WEBHOOK_USAGE}
 ${registrationToken.REGISTRATION_TOKEN_USAGE}
+${resource.RESOURCE_USAGE}
 ${doctor.DOCTOR_USAGE}`;
 }
 
@@ -101,6 +104,7 @@ export async function runCli(argv: string[]): Promise<number> {
       case 'events':
       case 'webhook':
       case 'registration-token':
+      case 'resource':
       case 'admin': {
         const { loadConfig } = await commands.config();
         const { openStorage, storageOptionsFromConfig } = await commands.storage();
@@ -112,6 +116,7 @@ export async function runCli(argv: string[]): Promise<number> {
           else if (command === 'events') await (await commands.events()).runEventsCommand(args, storage);
           else if (command === 'registration-token') await (await commands.registrationToken()).runRegistrationTokenCommand(args, storage, { registration: config.registration });
           else if (command === 'admin') await (await commands.admin()).runAdminCommand(args, storage);
+          else if (command === 'resource') await (await commands.resource()).runResourceCommand(args, storage);
           else if (command === 'webhook') await (await commands.webhook()).runWebhookCommand(args, storage, { latchSecret: config.secret, developmentMode: config.developmentMode });
           else await (await commands.user()).runUserCommand(args, storage);
         } finally {

@@ -34,6 +34,7 @@ import { verifyIdTokenHint } from './request/id-token-hint.js';
 import { AUTHENTICATED_AFTER_PARAM } from './request/oidc-request.js';
 import type { RawParams } from '../http/form-body.js';
 import { includesAll } from './request/scope.js';
+import { findRequestedResources, readResourceParams } from './request/resource.js';
 
 export interface AuthorizeRouteDeps {
   storage: Storage;
@@ -123,7 +124,10 @@ export function registerAuthorizeRoutes(app: FastifyInstance, { storage, config,
       (clientId) => findClient(request, clientId),
     );
     request.authorizeErrorTarget = { redirectUri: verified.redirectUri, state: stateForErrorRedirect(params) };
-    return parseAuthorizationRequest(params, verified);
+    // RFC 8707 §2.1: the APIs the token is for; errors are invalid_target, redirected like the others.
+    const requested = readResourceParams(params);
+    const resources = requested.length === 0 ? [] : await findRequestedResources(storage, requested);
+    return parseAuthorizationRequest(params, verified, resources);
   }
 
   async function redirectWithCode(request: FastifyRequest, reply: FastifyReply, authorization: AuthorizationRequest, current: CurrentSession, status: 302 | 303) {
@@ -213,6 +217,7 @@ export function registerAuthorizeRoutes(app: FastifyInstance, { storage, config,
         userEmail: user.email,
         authorizationRequest: rawQuery,
         scope: authorization.scope,
+        resources: authorization.resources.map((resource) => ({ name: resource.name, identifier: resource.identifier, scope: resource.scope.filter((s) => authorization.scope.includes(s)) })),
       }),
       { formActions: [formActionSourceFor(authorization.redirectUri)] },
     );

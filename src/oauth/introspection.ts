@@ -16,6 +16,8 @@ import { InvalidClient } from '../errors.js';
 import { noStore } from '../http/security-headers.js';
 import type { Client, Storage } from '../storage/storage.js';
 import { readClientRequest } from './request/client-authentication.js';
+import type { SigningKeyCache } from '../keys/signing-key-cache.js';
+import { looksLikeJwt, verifyAccessTokenJwt } from './tokens/access-token-jwt.js';
 import { readPresentedToken, type PresentedTokenType } from './tokens/presented-token.js';
 
 /** RFC 7662 §2.2: the members Latch answers for an active token. */
@@ -95,13 +97,31 @@ function sendJson(reply: FastifyReply, body: string): FastifyReply {
   return reply.type('application/json; charset=utf-8').send(body);
 }
 
-export function registerIntrospectionRoute(app: FastifyInstance, { storage, config }: { storage: Storage; config: Config }): void {
+/**
+ * A JWT access token for a resource (RFC 9068; tokens/access-token-jwt.ts): active when its signature, issuer,
+ * type and expiry verify, its grant's bookkeeping row (keyed by its jti) is neither revoked nor expired, and it was
+ * issued to this client; answered with its audience and its own scope.
+ */
+async function introspectJwt(storage: Storage, signingKeys: SigningKeyCache, token: string, client: Client, now: Date, issuer: string): Promise<(ActiveTokenIntrospection & { aud: string; jti: string }) | null> {
+  const claims = await verifyAccessTokenJwt(signingKeys, token, issuer, now);
+  if (!claims || claims.clientId !== client.clientId) return null;
+  const found = await storage.tokens.findActiveWithUser(claims.jti, now);
+  if (!found || found.token.clientId !== client.clientId) return null;
+  return { active: true, scope: claims.scope.join(' '), client_id: claims.clientId, sub: claims.sub, exp: claims.exp, iat: claims.iat, token_type: 'Bearer', iss: issuer, aud: claims.aud, jti: claims.jti };
+}
+
+export function registerIntrospectionRoute(app: FastifyInstance, { storage, config, signingKeys }: { storage: Storage; config: Config; signingKeys: SigningKeyCache }): void {
   app.post('/oauth2/introspect', async (request, reply) => {
     noStore(reply);
     const now = new Date();
     const { params, client } = await readClientRequest(request, storage, now);
     if (client.tokenEndpointAuthMethod === 'none') {
       throw new InvalidClient('Public clients cannot introspect tokens: introspection is for confidential clients and resource servers that authenticate with a secret', false);
+    }
+    const token = params.token;
+    if (typeof token === 'string' && looksLikeJwt(token)) {
+      const active = await introspectJwt(storage, signingKeys, token, client, now, config.issuer);
+      return sendJson(reply, active ? JSON.stringify(active) : INACTIVE);
     }
     const presented = readPresentedToken(params, 'introspect');
     for (const type of presented.searchOrder) {

@@ -9,6 +9,7 @@ import { hashTimeOrderedSecret, SECRET_PREFIX } from '../crypto/secrets.js';
 import { InvalidToken } from '../errors.js';
 import { noStore } from '../http/security-headers.js';
 import type { Storage } from '../storage/storage.js';
+import { looksLikeJwt } from './tokens/access-token-jwt.js';
 import { buildUserinfoResponse } from './tokens/user-object.js';
 
 // RFC 6750 §2.1: b64token = 1*( ALPHA / DIGIT / "-" / "." / "_" / "~" / "+" / "/" ) *"="
@@ -48,6 +49,11 @@ export function registerUserinfoRoutes(app: FastifyInstance, { storage }: { stor
     // A service's own token (client_credentials) has no user to describe (told apart by its prefix).
     if (token.startsWith(SECRET_PREFIX.serviceToken)) {
       throw new InvalidToken('This is a client credentials token: it belongs to a service and carries no user, so userinfo has nothing to return');
+    }
+    // RFC 8707 / RFC 9068: a JWT access token's audience is the API it names, not Latch; userinfo takes the access
+    // token of a token request without resource (README "APIs (resource servers)").
+    if (looksLikeJwt(token)) {
+      throw new InvalidToken('This access token is a JWT for an API (its aud), not for userinfo: userinfo takes the access token of a token request without resource');
     }
     const found = await storage.tokens.findActiveWithUser(hashTimeOrderedSecret(token), new Date());
     if (!found) throw new InvalidToken('The access token is unknown, expired or revoked');

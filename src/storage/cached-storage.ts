@@ -139,6 +139,9 @@ export const METHOD_EFFECTS: MethodEffects = {
     decide: 'keeps cached reads',
     deleteExpired: 'keeps cached reads',
   },
+  // Read at authorization and token requests for a resource only (RFC 8707), from the database: a resource deleted
+  // with `latch resource delete` is refused at once.
+  resourceServers: { insert: 'keeps cached reads', list: 'read', findMany: 'read', delete: 'keeps cached reads', recordGrantResources: 'keeps cached reads', listGrantResources: 'read' },
   // A queue and a log: nothing reads them through a cache.
   webhookDeliveries: { claimDue: 'keeps cached reads', recordAttempt: 'keeps cached reads', listByWebhook: 'read', deleteFinishedBefore: 'keeps cached reads' },
 };
@@ -216,6 +219,7 @@ export function createCachedStorage(inner: Storage, signal: InvalidationSignal):
     webhookDeliveries: wrap('webhookDeliveries'),
     registrationTokens: wrap('registrationTokens'),
     deviceAuthorizations: wrap('deviceAuthorizations'),
+    resourceServers: wrap('resourceServers'),
     // Inside, repositories run on the transaction, uncached; anything it changed is signalled once it ends.
     transaction: async (fn) => {
       try {

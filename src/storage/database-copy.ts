@@ -62,6 +62,9 @@ export const COPY_PLAN: readonly CopiedTable[] = [
   { table: 'registration_tokens', key: ['id'] },
   // Device authorization requests (RFC 8628): hashes only; after clients and users, whose rows they name.
   { table: 'device_authorizations', key: ['device_code_hash'] },
+  // Resource servers (RFC 8707) and the resources each grant's authorization request named: no secrets.
+  { table: 'resource_servers', key: ['identifier'] },
+  { table: 'grant_resources', key: ['grant_id', 'resource'] },
 ];
 
 /** Kysely's own bookkeeping: written by the migrations on the target, never copied. */

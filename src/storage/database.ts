@@ -265,6 +265,22 @@ export interface RegistrationTokensTable {
   revoked_at: number | null;
 }
 
+/** Resource servers (RFC 8707; migration 2026_11_25_0700). */
+export interface ResourceServersTable {
+  identifier: string;
+  name: string;
+  /** Space-separated. */
+  scope: string;
+  created_at: number;
+}
+
+/** The resources a grant's authorization request named (RFC 8707 §2.1; migration 2026_11_25_0700). */
+export interface GrantResourcesTable {
+  grant_id: string;
+  resource: string;
+  created_at: number;
+}
+
 /** Device authorization requests (RFC 8628; migration 2026_11_25_0500): hashes of the codes only. */
 export interface DeviceAuthorizationsTable {
   /** hashTimeOrderedSecret of the device_code. */
@@ -371,6 +387,8 @@ export interface Database {
   webhooks: WebhooksTable;
   registration_tokens: RegistrationTokensTable;
   device_authorizations: DeviceAuthorizationsTable;
+  resource_servers: ResourceServersTable;
+  grant_resources: GrantResourcesTable;
   webhook_deliveries: WebhookDeliveriesTable;
 }
 

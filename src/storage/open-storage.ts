@@ -26,6 +26,7 @@ import { createPasskeyRepository } from './repositories/passkeys.js';
 import { createBackchannelLogoutDeliveryRepository } from './repositories/backchannel-logout-deliveries.js';
 import { createRegistrationTokenRepository } from './repositories/registration-tokens.js';
 import { createDeviceAuthorizationRepository } from './repositories/device-authorizations.js';
+import { createResourceServerRepository } from './repositories/resource-servers.js';
 import { createWebhookRepository } from './repositories/webhooks.js';
 import { createWebhookDeliveryRepository } from './repositories/webhooks-deliveries.js';
 import { createBrowserSessionRepository } from './repositories/browser-sessions.js';
@@ -219,6 +220,7 @@ export function bindRepositories(db: Kysely<Database>, executor: QueryExecutor, 
     webhooks: createWebhookRepository(db),
     registrationTokens: createRegistrationTokenRepository(db),
     deviceAuthorizations: createDeviceAuthorizationRepository(db),
+    resourceServers: createResourceServerRepository(db),
     webhookDeliveries: createWebhookDeliveryRepository(db),
     transaction: (fn) => db.transaction().execute((trx) => fn(bindRepositories(trx, kyselyExecutor(trx), dialect, close))),
     async ping() {

@@ -867,6 +867,30 @@ export interface DeviceAuthorizationRepository {
   deleteExpired(before: Date, limit?: number): Promise<number>;
 }
 
+/** An API that access tokens may be issued for (RFC 8707; `latch resource create`). */
+export interface ResourceServer {
+  /** The resource indicator: an absolute URI without fragment, compared exactly (RFC 8707 §2). */
+  identifier: string;
+  name: string;
+  /** The scopes the API defines, in the order registered. */
+  scope: string[];
+  createdAt: Date;
+}
+
+export interface ResourceServerRepository {
+  /** False when a resource server with this identifier exists already. */
+  insert(resource: ResourceServer): Promise<boolean>;
+  list(): Promise<ResourceServer[]>;
+  /** The registered ones among `identifiers`, in no particular order. */
+  findMany(identifiers: readonly string[]): Promise<ResourceServer[]>;
+  /** False when there was none. Grants that named it keep their rows; tokens for it are refused from now on. */
+  delete(identifier: string): Promise<boolean>;
+  /** Records the resources a grant's authorization request named (RFC 8707 §2.1). */
+  recordGrantResources(grantId: string, resources: readonly string[], now: Date): Promise<void>;
+  /** The resources a grant's authorization request named. */
+  listGrantResources(grantId: string): Promise<string[]>;
+}
+
 export interface Storage {
   readonly dialect: 'sqlite' | 'postgres';
   users: UserRepository;
@@ -888,6 +912,7 @@ export interface Storage {
   webhookDeliveries: WebhookDeliveryRepository;
   registrationTokens: RegistrationTokenRepository;
   deviceAuthorizations: DeviceAuthorizationRepository;
+  resourceServers: ResourceServerRepository;
   /** Runs fn with repositories bound to one transaction. Keep it short: SQLite has one writer. */
   transaction<T>(fn: (storage: Storage) => Promise<T>): Promise<T>;
   /** True when the database answers. */

@@ -13,8 +13,14 @@ import type { AuthorizationCode, ConsumeConditions, Storage } from '../../storag
 import { readParam, requireParam } from '../request/params.js';
 import { computeS256Challenge, isValidCodeVerifier } from '../request/pkce.js';
 import type { Grant, GrantRequest, IssuedGrant } from './index.js';
+import { codeForResource } from './resource-target.js';
 
-export const authorizationCodeGrant: Grant = { issuedEvent: 'token.code_exchanged', issue: exchangeAuthorizationCode };
+// RFC 8707: with `resource`, the exchange goes through resource-target.ts; without, straight to the hot path.
+const exchangeForResource = codeForResource(exchangeAuthorizationCode);
+export const authorizationCodeGrant: Grant = {
+  issuedEvent: 'token.code_exchanged',
+  issue: (request) => (request.params.resource === undefined ? exchangeAuthorizationCode(request) : exchangeForResource(request)),
+};
 
 async function exchangeAuthorizationCode({ storage, config, client, params, now, audit, source }: GrantRequest): Promise<IssuedGrant> {
   const code = requireParam(params, 'code', { maxLength: 512 });

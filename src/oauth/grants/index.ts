@@ -38,6 +38,11 @@ export interface IssuedGrant {
   /** sid: the browser session the grant was approved in (OIDC Back-Channel Logout 1.0 §2.3), null for older grants. */
   /** For the id_token: the grant's sign-in (amr, acr: session/authentication-methods.ts; empty and null when not known). */
   authentication: { nonce: string | null; authTime: Date; sid: string | null; amr: string[]; acr: string | null } | null;
+  /**
+   * RFC 8707: the API the access token is for (grants/resource-target.ts) and the scopes it carries; then the
+   * access token handed out is a JWT for it (RFC 9068) in place of `accessToken`, whose hash is its jti.
+   */
+  resource?: { identifier: string; scope: string[] };
 }
 
 export interface Grant {

@@ -16,17 +16,24 @@ import { generateTimeOrderedSecret, hashTimeOrderedSecret, SECRET_PREFIX } from 
 import { InvalidGrant, InvalidScope } from '../../errors.js';
 import type { RefreshToken, Storage } from '../../storage/storage.js';
 import { readParam, requireParam } from '../request/params.js';
-import { parseScope } from '../request/scope.js';
+import { parseScope, SUPPORTED_SCOPES } from '../request/scope.js';
 import { recoverSuccessor, successorOf } from '../tokens/refresh-successor.js';
 import type { Grant, GrantRequest, IssuedGrant } from './index.js';
+import { refreshForResource } from './resource-target.js';
 
-export const refreshTokenGrant: Grant = { issuedEvent: 'token.refreshed', issue: refresh };
+// RFC 8707 §2.2: with `resource`, the refresh goes through resource-target.ts; without, as always.
+const refreshForOneResource = refreshForResource(refresh);
+export const refreshTokenGrant: Grant = {
+  issuedEvent: 'token.refreshed',
+  issue: (request) => (request.params.resource === undefined ? refresh(request) : refreshForOneResource(request)),
+};
 
 /** RFC 6749 §6: the requested scope may narrow what was granted, never widen it; left out, it is all of it. */
 function narrowing(requested: string | undefined): (granted: string[]) => string[] {
   return (granted) => {
     if (requested === undefined) return granted;
-    const asked = parseScope(requested);
+    // The granted scopes of resources (RFC 8707) are known here too, so that they can be narrowed to.
+    const asked = parseScope(requested, granted.filter((scope) => !(SUPPORTED_SCOPES as readonly string[]).includes(scope)));
     const beyond = asked.filter((scope) => !granted.includes(scope));
     if (beyond.length > 0) {
       throw new InvalidScope(`scope may only narrow what was granted (${granted.join(' ')}); ${beyond.join(', ')} was not granted (RFC 6749 §6)`);

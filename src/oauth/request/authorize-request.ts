@@ -9,7 +9,7 @@
  */
 import { isRegisteredRedirectUri, describeRedirectUriMismatch } from '../../clients/redirect-uri-match.js';
 import { InvalidRequest, InvalidScope, UnauthorizedClient, UnsupportedResponseType } from '../../errors.js';
-import type { Client, Storage } from '../../storage/storage.js';
+import type { Client, ResourceServer, Storage } from '../../storage/storage.js';
 import { parseOidcParameters, rejectRequestObjects, type OidcParameters } from './oidc-request.js';
 import type { RawParams } from '../../http/form-body.js';
 import { findDuplicatedParam, readParam } from './params.js';
@@ -31,6 +31,8 @@ export interface AuthorizationRequest extends VerifiedClientRedirect, OidcParame
   state: string | undefined;
   /** The S256 code challenge, or null when the client sent none. */
   codeChallenge: string | null;
+  /** The registered APIs the request names with `resource` (RFC 8707 §2.1; request/resource.ts); empty for most. */
+  resources: ResourceServer[];
 }
 
 const NOT_REDIRECTABLE = { redirectable: false } as const;
@@ -73,8 +75,10 @@ export function stateForErrorRedirect(params: RawParams): string | undefined {
   return typeof state === 'string' && state !== '' && state.length <= MAX_STATE_LENGTH ? state : undefined;
 }
 
-export function parseAuthorizationRequest(params: RawParams, verified: VerifiedClientRedirect): AuthorizationRequest {
-  const duplicated = findDuplicatedParam(params);
+/** `resources`: the registered resource servers `resource` names (request/resource.ts), looked up by the caller. */
+export function parseAuthorizationRequest(params: RawParams, verified: VerifiedClientRedirect, resources: ResourceServer[] = []): AuthorizationRequest {
+  // RFC 8707 §2.1: resource alone may repeat.
+  const duplicated = findDuplicatedParam(params, ['resource']);
   if (duplicated) throw new InvalidRequest(`${duplicated} was sent more than once; send it exactly once`);
   rejectRequestObjects(params);
 
@@ -89,7 +93,9 @@ export function parseAuthorizationRequest(params: RawParams, verified: VerifiedC
   if (!client.grantTypes.includes('authorization_code')) {
     throw new UnauthorizedClient(`This client is registered for ${client.grantTypes.join(', ')} only, not for sign-ins (authorization_code)`);
   }
-  const { scope, ignored: ignoredScope } = parseAuthorizationScope(readParam(params, 'scope', { maxLength: 1024 }));
+  // The scopes of the named resources are known to this request (README "APIs (resource servers)").
+  const resourceScopes = resources.flatMap((resource) => resource.scope);
+  const { scope, ignored: ignoredScope } = parseAuthorizationScope(readParam(params, 'scope', { maxLength: 1024 }), resourceScopes);
   if (scope.includes(OFFLINE_ACCESS) && !client.grantTypes.includes('refresh_token')) {
     throw new InvalidScope('offline_access asks for a refresh token, and this client is not registered for the refresh_token grant');
   }
@@ -116,5 +122,5 @@ export function parseAuthorizationRequest(params: RawParams, verified: VerifiedC
     throw new InvalidRequest('code_challenge is required: this is a public client (a single-page or mobile app), and public clients must use PKCE with code_challenge_method=S256 (RFC 9700 §2.1.1)');
   }
 
-  return { ...verified, scope, ignoredScope, state, codeChallenge: codeChallenge ?? null, ...parseOidcParameters(params) };
+  return { ...verified, scope, ignoredScope, state, codeChallenge: codeChallenge ?? null, resources, ...parseOidcParameters(params) };
 }

@@ -128,7 +128,8 @@ export async function authenticateClient(
 export async function readClientRequest(request: FastifyRequest, storage: Storage, now: Date): Promise<{ params: RawParams; client: Client }> {
   const params = await readFormParams(request);
   const client = await authenticateClient(request, params, storage, now);
-  const duplicated = findDuplicatedParam(params);
+  // RFC 8707 §2: resource alone may repeat (a token request answers one with invalid_target: request/resource.ts).
+  const duplicated = findDuplicatedParam(params, ['resource']);
   if (duplicated) throw new InvalidRequest(`${duplicated} was sent more than once; send it exactly once`);
   return { params, client };
 }

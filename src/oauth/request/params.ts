@@ -36,6 +36,6 @@ export function requireParam(params: RawParams, name: string, options: OAuthErro
 }
 
 /** Any parameter sent more than once, checked up front so that the error names it whatever the order of checks. */
-export function findDuplicatedParam(params: RawParams): string | undefined {
-  return Object.keys(params).find((name) => Array.isArray(params[name]) && (params[name] as string[]).length > 1);
+export function findDuplicatedParam(params: RawParams, repeatable: readonly string[] = []): string | undefined {
+  return Object.keys(params).find((name) => Array.isArray(params[name]) && (params[name] as string[]).length > 1 && !repeatable.includes(name));
 }

@@ -15,27 +15,38 @@ import { InvalidScope } from '../../errors.js';
 
 export const SUPPORTED_SCOPES = ['openid', 'profile', 'email', 'offline_access'] as const;
 
-/** The granted scope for a request's `scope` parameter: every supported value asked for, once, in SUPPORTED_SCOPES order. */
-export function parseScope(raw: string | undefined): string[] {
+/**
+ * The granted scope for a request's `scope` parameter: every supported value asked for, once, in SUPPORTED_SCOPES
+ * order, then the values of `resourceScopes` asked for, in their order: the scopes of the resources the request
+ * names (RFC 8707; README "APIs (resource servers)"), which are known only to a request for those resources.
+ */
+export function parseScope(raw: string | undefined, resourceScopes: readonly string[] = []): string[] {
   if (raw === undefined || raw.trim() === '') return ['profile'];
   // RFC 6749 §3.3: scope-token = 1*( %x21 / %x23-5B / %x5D-7E ), separated by single spaces.
   const tokens = raw.split(' ').filter((token) => token !== '');
-  const unsupported = tokens.filter((token) => !(SUPPORTED_SCOPES as readonly string[]).includes(token));
+  const unsupported = tokens.filter((token) => !(SUPPORTED_SCOPES as readonly string[]).includes(token) && !resourceScopes.includes(token));
   if (unsupported.length > 0) {
-    throw new InvalidScope(`Unsupported scope ${unsupported.map((t) => `'${t}'`).join(', ')}; Latch supports profile, openid, email and offline_access`);
+    const extra = resourceScopes.length > 0 ? `, offline_access and the scopes of the requested resources (${resourceScopes.join(' ')})` : ' and offline_access';
+    throw new InvalidScope(`Unsupported scope ${unsupported.map((t) => `'${t}'`).join(', ')}; Latch supports profile, openid, email${extra}`);
   }
-  return SUPPORTED_SCOPES.filter((scope) => tokens.includes(scope));
+  return orderedScope(tokens, resourceScopes);
+}
+
+function orderedScope(tokens: readonly string[], resourceScopes: readonly string[]): string[] {
+  const own = SUPPORTED_SCOPES.filter((scope) => tokens.includes(scope));
+  if (resourceScopes.length === 0) return own;
+  return [...own, ...[...new Set(resourceScopes)].filter((scope) => tokens.includes(scope) && !(SUPPORTED_SCOPES as readonly string[]).includes(scope))];
 }
 
 /**
  * The scope of an authorization request: as parseScope, except that an OpenID Connect request (with `openid`)
  * ignores the values Latch does not know instead of refusing them, and says which it ignored.
  */
-export function parseAuthorizationScope(raw: string | undefined): { scope: string[]; ignored: string[] } {
+export function parseAuthorizationScope(raw: string | undefined, resourceScopes: readonly string[] = []): { scope: string[]; ignored: string[] } {
   const tokens = raw === undefined ? [] : raw.split(' ').filter((token) => token !== '');
-  if (!tokens.includes('openid')) return { scope: parseScope(raw), ignored: [] };
-  const ignored = [...new Set(tokens.filter((token) => !(SUPPORTED_SCOPES as readonly string[]).includes(token)))];
-  return { scope: SUPPORTED_SCOPES.filter((scope) => tokens.includes(scope)), ignored };
+  if (!tokens.includes('openid')) return { scope: parseScope(raw, resourceScopes), ignored: [] };
+  const ignored = [...new Set(tokens.filter((token) => !(SUPPORTED_SCOPES as readonly string[]).includes(token) && !resourceScopes.includes(token)))];
+  return { scope: orderedScope(tokens, resourceScopes), ignored };
 }
 
 /** The scope that asks for a refresh token (OIDC Core §11). */

@@ -17,10 +17,14 @@ export async function issueAuthorizationCode(
   now = new Date(),
 ): Promise<string> {
   const code = generateTimeOrderedSecret(SECRET_PREFIX.authorizationCode, now.getTime());
+  // A new grant starts here: the tokens issued from this code share its id (storage.ts AuthorizationCode).
+  const grantId = generateTimeOrderedIdentifier(now.getTime());
+  // RFC 8707 §2.2: the resources named here bound what the grant's token requests may ask for. Written before the
+  // code, so that no code exists without them.
+  if (request.resources.length > 0) await storage.resourceServers.recordGrantResources(grantId, request.resources.map((resource) => resource.identifier), now);
   await storage.authorizationCodes.insert({
     codeHash: hashTimeOrderedSecret(code),
-    // A new grant starts here: the tokens issued from this code share its id (storage.ts AuthorizationCode).
-    grantId: generateTimeOrderedIdentifier(now.getTime()),
+    grantId,
     clientId: request.client.clientId,
     userId: session.userId,
     redirectUri: request.redirectUri,

@@ -5,7 +5,9 @@
  * it MUST extend its search across all of its supported token types" (RFC 7009 §2.1; RFC 7662 §2.1 likewise).
  * An unknown hint is ignored, as those clauses allow.
  */
+import { decodeJwt } from 'jose';
 import { hashTimeOrderedSecret, SECRET_PREFIX } from '../../crypto/secrets.js';
+import { looksLikeJwt } from './access-token-jwt.js';
 import { InvalidRequest } from '../../errors.js';
 import type { RawParams } from '../../http/form-body.js';
 import { readParam } from '../request/params.js';
@@ -27,12 +29,26 @@ const ACCESS_FIRST: readonly PresentedTokenType[] = ['access_token', 'refresh_to
 const REFRESH_FIRST: readonly PresentedTokenType[] = ['refresh_token', 'access_token'];
 // Only service tokens carry this prefix, and they live in a table of their own: nowhere else to look.
 const SERVICE_ONLY: readonly PresentedTokenType[] = ['service_token'];
+const ACCESS_ONLY: readonly PresentedTokenType[] = ['access_token'];
+
+function jtiOf(token: string): string {
+  try {
+    const { jti } = decodeJwt(token);
+    // Never a stored key when absent: an empty hash matches no row.
+    return typeof jti === 'string' ? jti : '';
+  } catch {
+    return '';
+  }
+}
 
 /** Reads `token` and `token_type_hint`; every parameter must already have been checked to come at most once. */
 export function readPresentedToken(params: RawParams, endpoint: 'revoke' | 'introspect'): PresentedToken {
   const token = readParam(params, 'token');
   if (token === undefined) throw new InvalidRequest(`token is required: send the access or refresh token to ${endpoint} as the token form parameter`);
   const hint = readParam(params, 'token_type_hint');
+  // A JWT access token for a resource (RFC 9068; access-token-jwt.ts) is found by its jti, the stored hash of its
+  // grant's bookkeeping row; unverified is enough here, since only that client's own row can match.
+  if (looksLikeJwt(token)) return { tokenHash: jtiOf(token), searchOrder: ACCESS_ONLY };
   const searchOrder = token.startsWith(SECRET_PREFIX.serviceToken) ? SERVICE_ONLY : hint === 'refresh_token' ? REFRESH_FIRST : ACCESS_FIRST;
   return { tokenHash: hashTimeOrderedSecret(token), searchOrder };
 }

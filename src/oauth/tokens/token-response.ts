@@ -7,6 +7,8 @@ import type { Config } from '../../config.js';
 import type { SigningKeyCache } from '../../keys/signing-key-cache.js';
 import type { Client } from '../../storage/storage.js';
 import type { IssuedGrant } from '../grants/index.js';
+import { hashTimeOrderedSecret } from '../../crypto/secrets.js';
+import { createAccessTokenJwt } from './access-token-jwt.js';
 import { createIdToken } from './id-token.js';
 import { buildTokenResponseUser, type UserClaims } from './user-object.js';
 
@@ -30,6 +32,18 @@ export async function buildTokenResponse(
   { client, config, signingKeys, now }: { client: Client; config: Config; signingKeys: SigningKeyCache; now: Date },
 ): Promise<TokenResponse> {
   const { user } = issued;
+  // RFC 8707 / RFC 9068: a token for a registered API is a JWT it can verify itself; any other stays opaque.
+  const accessToken = issued.resource === undefined ? issued.accessToken : await createAccessTokenJwt(signingKeys, {
+    issuer: config.issuer,
+    audience: issued.resource.identifier,
+    clientId: client.clientId,
+    subject: user ? String(user.id) : client.clientId,
+    scope: issued.resource.scope,
+    jti: hashTimeOrderedSecret(issued.accessToken),
+    authTime: issued.authentication?.authTime ?? null,
+    ttlSeconds: issued.expiresInSeconds,
+    now,
+  });
   const idToken = issued.authentication && user
     ? await createIdToken(signingKeys, {
         issuer: config.issuer,
@@ -42,16 +56,17 @@ export async function buildTokenResponse(
         sid: issued.authentication.sid,
         amr: issued.authentication.amr,
         acr: issued.authentication.acr,
-        accessToken: issued.accessToken,
+        accessToken,
         ttlSeconds: config.idTokenTtlSeconds,
         now,
       })
     : undefined;
   return {
-    access_token: issued.accessToken,
+    access_token: accessToken,
     token_type: 'Bearer',
     expires_in: issued.expiresInSeconds,
-    scope: issued.scope.join(' '),
+    // RFC 6749 §5.1: the scope of the access token; for a resource, the granted scopes that resource defines.
+    scope: (issued.resource?.scope ?? issued.scope).join(' '),
     ...(issued.refreshToken !== undefined && { refresh_token: issued.refreshToken }),
     ...(idToken !== undefined && { id_token: idToken }),
     ...(user && { user: buildTokenResponseUser(user, issued.scope, client.name) }),

@@ -24,6 +24,7 @@ import * as adminConsole from './2026_11_25_0400_admin_console.js';
 import * as registrationFirstUse from './2026_11_25_0430_registration_first_use.js';
 import * as deviceAuthorizations from './2026_11_25_0500_device_authorizations.js';
 import * as clientMetadataDocuments from './2026_11_25_0630_client_metadata_documents.js';
+import * as resourceServers from './2026_11_25_0700_resource_servers.js';
 
 export const migrations: Record<string, Migration> = {
   '2026_11_22_0000_initial': initial,
@@ -47,6 +48,7 @@ export const migrations: Record<string, Migration> = {
   '2026_11_25_0430_registration_first_use': registrationFirstUse,
   '2026_11_25_0500_device_authorizations': deviceAuthorizations,
   '2026_11_25_0630_client_metadata_documents': clientMetadataDocuments,
+  '2026_11_25_0700_resource_servers': resourceServers,
 };
 
 export const migrationProvider: MigrationProvider = {

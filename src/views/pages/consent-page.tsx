@@ -27,6 +27,11 @@ export interface ConsentPageProps {
    * nobody is sent anywhere afterwards, and the page names the code to compare with the device (§5.4).
    */
   device?: { userCode: string };
+  /**
+   * The APIs the access token will be for (RFC 8707 `resource`; README "APIs (resource servers)"): each named, with
+   * its address and the scopes of it asked for, as the operator registered them.
+   */
+  resources?: Array<{ name: string; identifier: string; scope: string[] }>;
 }
 
 /** What the app asks for, in a heading's words: the widest thing the scope hands over (user-object.ts). */
@@ -45,6 +50,20 @@ function receivedItems(props: ConsentPageProps) {
     items.push(<li>Your email address, and whether it is verified</li>);
   } else {
     items.push(<li>An id for your <BrandName /> account, so that it can recognise you next time (not your email or name)</li>);
+  }
+  for (const resource of props.resources ?? []) {
+    items.push(
+      <li>
+        <strong>Access to {resource.name}</strong> (<span class="mono">{resource.identifier}</span>)
+        {resource.scope.length > 0 ? (
+          <>
+            {' '}
+            with the permissions <span class="mono">{resource.scope.join(', ')}</span>
+          </>
+        ) : null}
+        , on your behalf
+      </li>,
+    );
   }
   if (props.scope.includes('offline_access')) {
     items.push(
