@@ -589,7 +589,7 @@ for (const database of ['sqlite', 'postgres'] as const) {
       };
 
       const mine = await activityOf(browser);
-      assert.deepEqual(mine[0]!.slice(1), ['Signed in', 'Firefox on Linux', '203.0.113.7'], 'newest first: the sign-in just now');
+      assert.deepEqual(mine[0]!.slice(1), ['Signed in', 'Firefox 140 on Linux', '203.0.113.7'], 'newest first: the sign-in just now');
       const what = mine.map((row) => row[1]);
       // The newest 20; a deleted app is named by what its deletion kept.
       assert.equal(mine.length, 20);
@@ -603,8 +603,8 @@ for (const database of ['sqlite', 'postgres'] as const) {
 
       const theirs = await activityOf(otherBrowser);
       assert.deepEqual(theirs.map((row) => row.slice(1)), [
-        ['Signed in', 'Chrome on Windows', '192.0.2.200'],
-        ['Sign-in failed (wrong password)', 'Chrome on Windows', '192.0.2.200'],
+        ['Signed in', 'Chrome 141 on Windows', '192.0.2.200'],
+        ['Sign-in failed (wrong password)', 'Chrome 141 on Windows', '192.0.2.200'],
       ]);
     });
 
