@@ -12,6 +12,8 @@ import { DEFAULT_PAGE_FRAME } from './page-frame.js';
 import { ErrorPage, type ErrorPageProps } from '../views/pages/error-page.js';
 import { PageContextProvider } from '../views/page-context.js';
 import { asSentence } from '../views/format.js';
+import { translator } from '../i18n/translator.js';
+import { pageLocale } from './page-locale.js';
 
 export interface RenderOptions {
   /** Extra CSP form-action sources, for forms whose redirect chain ends at a client. */
@@ -20,8 +22,12 @@ export interface RenderOptions {
 
 export function renderPage(reply: FastifyReply, page: VNode, options: RenderOptions = {}): FastifyReply {
   const frame = reply.server.pageFrame ?? DEFAULT_PAGE_FRAME;
-  const context = { brand: frame.brand, stylesheetHref: frame.stylesheetHref, signedIn: reply.request.browserSignedIn, isAdmin: reply.request.browserIsAdmin };
+  const i18n = translator(pageLocale(reply.request));
+  const context = { brand: frame.brand, stylesheetHref: frame.stylesheetHref, signedIn: reply.request.browserSignedIn, isAdmin: reply.request.browserIsAdmin, i18n };
   return reply
+    .header('content-language', i18n.locale)
+    // The same address answers in another language for another Accept-Language (RFC 9110 §12.5.5).
+    .header('vary', 'accept-language')
     .header('content-security-policy', pageContentSecurityPolicy(options.formActions))
     .header('cache-control', 'no-store')
     .type('text/html; charset=utf-8')

@@ -14,6 +14,7 @@ import { ACR_VALUES_SUPPORTED } from '../session/authentication-methods.js';
 import { ID_TOKEN_CLAIMS } from './tokens/id-token.js';
 import { SUPPORTED_PROMPTS } from './request/prompt.js';
 import { SUPPORTED_SCOPES } from './request/scope.js';
+import { SUPPORTED_LOCALES } from '../i18n/locales.js';
 
 export const DISCOVERY_MAX_AGE_SECONDS = 300;
 
@@ -49,6 +50,8 @@ export function buildProviderMetadata(config: Config): Record<string, unknown> {
     acr_values_supported: [...ACR_VALUES_SUPPORTED],
     claim_types_supported: ['normal'],
     prompt_values_supported: [...SUPPORTED_PROMPTS],
+    // OIDC Discovery §3: the languages of the pages (i18n/locales.ts), chosen by ui_locales, then Accept-Language.
+    ui_locales_supported: [...SUPPORTED_LOCALES],
     claims_parameter_supported: false,
     request_parameter_supported: false,
     request_uri_parameter_supported: false,

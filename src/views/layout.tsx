@@ -1,6 +1,6 @@
 /** The shared page frame. Rendered to a string by preact-render-to-string, which escapes every value. */
 import type { ComponentChildren } from 'preact';
-import { usePageContext } from './page-context.js';
+import { useI18n, usePageContext } from './page-context.js';
 
 export interface LayoutProps {
   /** The page's title; a function of the brand name for titles that name it ("Sign out of Acme?"). */
@@ -23,9 +23,10 @@ export function Layout({ title, children, wide, signedIn, withCopyScript, inFlow
   const here = (page: LayoutProps['current']) => (current === page ? { 'aria-current': 'page' as const } : {});
   // The brand and the request's sign-in state come from http/render-page.tsx; a page that knows better says so.
   const { brand, stylesheetHref, signedIn: requestSignedIn, isAdmin } = usePageContext();
+  const { t, locale } = useI18n();
   signedIn = signedIn ?? requestSignedIn ?? false;
   return (
-    <html lang="en">
+    <html lang={locale}>
       <head>
         <meta charset="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
@@ -38,7 +39,7 @@ export function Layout({ title, children, wide, signedIn, withCopyScript, inFlow
       </head>
       <body>
         <a class="skip" href="#content">
-          Skip to content
+          {t('layout.skip')}
         </a>
         <header class="site">
           <a class="brand" href="/">
@@ -46,24 +47,24 @@ export function Layout({ title, children, wide, signedIn, withCopyScript, inFlow
             {brand.logoUrl ? <img class="brand-logo" src={brand.logoUrl} alt="" height={28} /> : null}
             {brand.name}
           </a>
-          <nav aria-label="Main">
+          <nav aria-label={t('layout.nav.main')}>
             {inFlow ? null : signedIn ? (
               <>
                 <a href="/account" {...here('account')}>
-                  Account
+                  {t('layout.nav.account')}
                 </a>
                 <a href="/developer" {...here('developer')}>
-                  Developer
+                  {t('layout.nav.developer')}
                 </a>
                 {/* Only administrators see the way to the admin console (README "Admin console"). */}
                 {isAdmin || current === 'admin' ? (
                   <a href="/admin" {...here('admin')}>
-                    Admin
+                    {t('layout.nav.admin')}
                   </a>
                 ) : null}
               </>
             ) : current === 'login' ? null : (
-              <a href="/login">Sign in</a>
+              <a href="/login">{t('layout.nav.signIn')}</a>
             )}
           </nav>
         </header>
@@ -73,10 +74,10 @@ export function Layout({ title, children, wide, signedIn, withCopyScript, inFlow
         <footer class="site">
           <span>{brand.name}</span>
           {brand.privacyUrl || brand.termsUrl || brand.helpUrl ? (
-            <nav aria-label="Legal and help">
-              {brand.privacyUrl ? <a href={brand.privacyUrl}>Privacy</a> : null}
-              {brand.termsUrl ? <a href={brand.termsUrl}>Terms</a> : null}
-              {brand.helpUrl ? <a href={brand.helpUrl}>Help</a> : null}
+            <nav aria-label={t('layout.nav.legal')}>
+              {brand.privacyUrl ? <a href={brand.privacyUrl}>{t('layout.footer.privacy')}</a> : null}
+              {brand.termsUrl ? <a href={brand.termsUrl}>{t('layout.footer.terms')}</a> : null}
+              {brand.helpUrl ? <a href={brand.helpUrl}>{t('layout.footer.help')}</a> : null}
             </nav>
           ) : null}
         </footer>

@@ -5,9 +5,10 @@
  * being told).
  */
 import { createHash } from 'node:crypto';
-import { createContext } from 'preact';
+import { createContext, h, type FunctionComponent, type VNode } from 'preact';
 import { useContext } from 'preact/hooks';
 import { DEFAULT_ACCENT_COLOUR, type BrandSettings } from '../config-brand.js';
+import { translator, type Translator } from '../i18n/translator.js';
 import { STYLESHEET } from './styles.js';
 
 export interface PageContext {
@@ -18,6 +19,8 @@ export interface PageContext {
   signedIn?: boolean | undefined;
   /** The signed-in account may open the admin console: the header links to it (session/sign-in-state.ts). */
   isAdmin?: boolean | undefined;
+  /** The page's language (http/page-locale.ts) and its messages: t(key, params) (i18n/translator.ts). */
+  i18n?: Translator | undefined;
 }
 
 export const DEFAULT_BRAND: BrandSettings = {
@@ -59,6 +62,19 @@ export const PageContextProvider = PageContextValue.Provider;
 
 export function usePageContext(): PageContext {
   return useContext(PageContextValue);
+}
+
+/** The page's messages in its language: `const { t } = useI18n()`; English when nobody chose. */
+export function useI18n(): Translator {
+  return usePageContext().i18n ?? translator();
+}
+
+/**
+ * A page as a function of its props that may use the page context (useI18n): rendered as a component, so that
+ * route code can keep calling `SignInPage({ … })` and get the element renderPage renders inside the context.
+ */
+export function asPage<P extends object>(page: FunctionComponent<P>): (props: P) => VNode {
+  return (props) => h(page, props) as VNode;
 }
 
 /** The operator's product name, for pages that name it ("Sign in to Acme"). */

@@ -38,7 +38,8 @@ export async function parseLogoutRequest(
   const clientId = readParam(params, 'client_id', NOT_REDIRECTABLE);
   const postLogoutRedirectUri = readParam(params, 'post_logout_redirect_uri', NOT_REDIRECTABLE);
   const state = readParam(params, 'state', NOT_REDIRECTABLE) ?? null;
-  // logout_hint and ui_locales (§2) are read only to bound them: Latch has one account per browser and one language.
+  // logout_hint (§2) is read only to bound it: Latch has one account per browser. ui_locales chooses the page's
+  // language (http/page-locale.ts reads it where the page is rendered).
   readParam(params, 'logout_hint', NOT_REDIRECTABLE);
   readParam(params, 'ui_locales', NOT_REDIRECTABLE);
 

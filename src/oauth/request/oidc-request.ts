@@ -3,8 +3,9 @@
  *
  * `request` and `request_uri` (request objects) are not supported and get their own error codes (§6.1, §6.2,
  * §3.1.2.6), before anything else is read, since a request object could carry the other parameters.
- * `display`, `ui_locales`, `claims_locales` and `claims` are accepted and ignored, as are unknown parameters
- * (RFC 6749 §3.1); Latch has one page layout and one language. `acr_values` asks for a level of authentication
+ * `display`, `claims_locales` and `claims` are accepted and ignored, as are unknown parameters (RFC 6749 §3.1);
+ * Latch has one page layout. `ui_locales` chooses the language of the request's pages, read where the pages are
+ * rendered (http/page-locale.ts): an unsupported or malformed tag is a hint not taken, never an error. `acr_values` asks for a level of authentication
  * (session/authentication-methods.ts).
  */
 import { InvalidRequest, RequestNotSupported, RequestUriNotSupported } from '../../errors.js';

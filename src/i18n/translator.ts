@@ -1,0 +1,90 @@
+/**
+ * t(key, params): a message of the language's catalogue with its placeholders filled in. Messages are plain
+ * text; the pages' renderer escapes them (no HTML in a catalogue). A sentence with a link or an emphasised name
+ * in it is given as parts: rich(key, { app: <strong>…</strong> }) puts the component's elements where the
+ * placeholders are. Plurals follow the language's rules (Intl.PluralRules on the `count` parameter); dates and
+ * durations are written by Intl.
+ */
+import type { ComponentChild } from 'preact';
+import { DEFAULT_LOCALE, type Locale } from './locales.js';
+import { CATALOGUES, type Message, type MessageKey } from './messages/index.js';
+
+export type Params = Readonly<Record<string, string | number>>;
+
+export interface Translator {
+  readonly locale: Locale;
+  t(key: MessageKey, params?: Params): string;
+  /** The message split at its placeholders, each filled with the component's element or text. */
+  rich(key: MessageKey, parts: Readonly<Record<string, ComponentChild>>): ComponentChild[];
+  /** "25 Nov 2026, 14:05 UTC" / "25.11.2026, 14:05 UTC": in UTC, said so, as Latch's times always were. */
+  dateTime(date: Date): string;
+  /** "in 10 minutes", "vor 3 Tagen". */
+  relativeTime(date: Date, now: Date): string;
+  /** "24 hours", "7 Tage", "1 Stunde": a duration in seconds as a person says it. */
+  duration(seconds: number): string;
+}
+
+const PLACEHOLDER = /\{(\w+)\}/g;
+
+function select(message: Message, locale: Locale, params: Params | undefined): string {
+  if (typeof message === 'string') return message;
+  const count = Number(params?.count ?? 0);
+  const category = new Intl.PluralRules(locale).select(count);
+  return message[category as keyof typeof message] ?? message.other;
+}
+
+function missing(name: string): never {
+  // A component that forgot a parameter is a bug to see in tests, not a "{name}" to show to people.
+  throw new Error(`message parameter {${name}} was not given`);
+}
+
+const cache = new Map<Locale, Translator>();
+
+export function translator(locale: Locale = DEFAULT_LOCALE): Translator {
+  const known = cache.get(locale);
+  if (known) return known;
+  const catalogue = CATALOGUES[locale];
+  const numbers = new Intl.NumberFormat(locale);
+  const t = (key: MessageKey, params?: Params): string =>
+    select(catalogue[key], locale, params).replace(PLACEHOLDER, (_, name: string) => {
+      const value = params?.[name];
+      if (value === undefined) return missing(name);
+      return typeof value === 'number' ? numbers.format(value) : value;
+    });
+  const dateTimes = new Intl.DateTimeFormat(locale, { dateStyle: 'medium', timeStyle: 'short', timeZone: 'UTC', hourCycle: locale === 'en' ? 'h23' : undefined });
+  const relative = new Intl.RelativeTimeFormat(locale, { numeric: 'auto' });
+  const made: Translator = {
+    locale,
+    t,
+    rich(key, parts) {
+      const text = select(catalogue[key], locale, undefined);
+      const out: ComponentChild[] = [];
+      let last = 0;
+      for (const match of text.matchAll(PLACEHOLDER)) {
+        if (match.index > last) out.push(text.slice(last, match.index));
+        const name = match[1]!;
+        if (!(name in parts)) missing(name);
+        out.push(parts[name]);
+        last = match.index + match[0].length;
+      }
+      if (last < text.length) out.push(text.slice(last));
+      return out;
+    },
+    dateTime: (date) => `${dateTimes.format(date)} UTC`,
+    relativeTime(date, now) {
+      const seconds = Math.round((date.getTime() - now.getTime()) / 1000);
+      const abs = Math.abs(seconds);
+      if (abs < 60) return relative.format(seconds, 'second');
+      if (abs < 3600) return relative.format(Math.round(seconds / 60), 'minute');
+      if (abs < 86400) return relative.format(Math.round(seconds / 3600), 'hour');
+      return relative.format(Math.round(seconds / 86400), 'day');
+    },
+    duration(seconds) {
+      if (seconds % 86400 === 0 && seconds !== 86400) return t('duration.days', { count: seconds / 86400 });
+      if (seconds % 3600 === 0) return t('duration.hours', { count: seconds / 3600 });
+      return t('duration.minutes', { count: Math.round(seconds / 60) });
+    },
+  };
+  cache.set(locale, made);
+  return made;
+}
