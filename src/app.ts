@@ -59,7 +59,7 @@ import type { Storage } from './storage/storage.js';
 import { renderErrorPage } from './http/render-page.js';
 import { SCRIPT } from './views/script.js';
 import { buildPageFrame, registerPageFrameRoutes } from './http/page-frame.js';
-import { noteSignInState } from './session/sign-in-state.js';
+import { noteSignInState, signInStateHook } from './session/sign-in-state.js';
 
 export interface AppDeps {
   config: Config;
@@ -352,9 +352,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     limitByAddress(pageScope, rateLimits.pages);
     pageScope.setErrorHandler(pageErrorHandler({ storage, config }));
     // Every page's header says whether the browser is signed in (session/sign-in-state.ts; issue 19 item 2).
-    pageScope.addHook('preHandler', async (request) => {
-      await noteSignInState(storage, config, request);
-    });
+    pageScope.addHook('preHandler', signInStateHook(storage, config));
     registerHomeRoutes(pageScope, { storage, config });
     registerSignInRoutes(pageScope, { storage, config, signInThrottle, sessionEndings, audit });
     const accountDeps = { storage, config, mailer, attemptCounter, sessionEndings, audit };

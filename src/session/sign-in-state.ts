@@ -34,3 +34,14 @@ export async function noteSignInState(storage: Storage, config: Config, request:
   request.browserSignedIn = signedIn;
   return signedIn;
 }
+
+/** Static files served in the pages' scope: no page frame, so no session read for them. */
+const STATIC_FILE = /^\/(?:assets|avatars)\/|^\/favicon\./;
+
+/** The pages' preHandler: notes the sign-in state for every page (not for stylesheets, scripts, icons or avatars). */
+export function signInStateHook(storage: Storage, config: Config) {
+  return async (request: FastifyRequest): Promise<void> => {
+    if (STATIC_FILE.test(request.url)) return;
+    await noteSignInState(storage, config, request);
+  };
+}
