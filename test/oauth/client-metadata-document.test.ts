@@ -14,6 +14,7 @@ import { findRows } from '../helpers/database-snapshot.js';
 import { authorize, authorizeUrl, decide, pkcePair, signIn } from '../helpers/oauth-flow.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 import { deleteExpiredRecords } from '../../src/server.js';
+import { createMetadataDocumentResolver } from '../../src/oauth/request/client-metadata-document.js';
 
 const REDIRECT_URI = 'http://127.0.0.1:33418/callback';
 
@@ -34,6 +35,8 @@ class DocumentServer {
   readonly fetches = new Map<string, number>();
   private server!: Server;
   base = '';
+  /** Sees each request as it starts; `done` is called once its answer is sent (tests count requests open at once). */
+  onRequest: ((start: (done: () => void) => void) => void) | undefined;
 
   async start(): Promise<void> {
     this.server = createServer((request: IncomingMessage, response: ServerResponse) => {
@@ -50,8 +53,15 @@ class DocumentServer {
         }
         response.writeHead(route.status ?? 200, { 'content-type': 'application/json', ...route.headers }).end(route.body);
       };
-      if (route?.delayMs) setTimeout(answer, route.delayMs);
-      else answer();
+      const run = () => {
+        if (route?.delayMs) setTimeout(answer, route.delayMs);
+        else answer();
+      };
+      if (!this.onRequest) return run();
+      this.onRequest((done) => {
+        response.once('finish', done);
+        run();
+      });
     });
     await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
     this.base = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
@@ -280,6 +290,30 @@ describe('client ID metadata documents: refusals, caching, shared fetches (sqlit
       assert.match(loggedReason(server, response.requestId), /redirect_uris is required/);
     }
     assert.equal(documents.count('/turns-bad.json'), 2, 'one fetch for the first failure, none for the two after it');
+  });
+
+  test('at most maxConcurrentFetches different documents are fetched at once; the others wait for a slot', async () => {
+    const resolver = createMetadataDocumentResolver(server.storage, { developmentMode: true, allowPrivateAddresses: true, maxConcurrentFetches: 2 });
+    let open = 0;
+    let most = 0;
+    const paths = ['/slot-1.json', '/slot-2.json', '/slot-3.json', '/slot-4.json', '/slot-5.json'];
+    const previous = documents.onRequest;
+    documents.onRequest = (start) => {
+      open += 1;
+      most = Math.max(most, open);
+      start(() => (open -= 1));
+    };
+    try {
+      const ids = paths.map((path) => documents.serve(path, agent, { delayMs: 100 }));
+      const clients = await Promise.all(ids.map((id) => resolver.resolve(id, new Date())));
+      assert.deepEqual(
+        clients.map((client) => client.clientId),
+        ids,
+      );
+    } finally {
+      documents.onRequest = previous;
+    }
+    assert.equal(most, 2, 'two at a time, never more');
   });
 
   test('concurrent authorization requests for a new client_id share one fetch', async () => {

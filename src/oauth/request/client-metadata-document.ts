@@ -9,8 +9,8 @@
  * (`metadataDocumentExpiresAt`); the next authorization request after that fetches it again and updates the row.
  *
  * Against abuse, beside the per-address limit on authorization requests: concurrent requests for one URL share one
- * fetch, and a failure is remembered for METADATA_FAILURE_CACHE_SECONDS, in this process, so that a bad URL cannot
- * make Latch fetch in a loop.
+ * fetch, a failure is remembered for METADATA_FAILURE_CACHE_SECONDS, in this process, so that a bad URL cannot
+ * make Latch fetch in a loop, and at most MAX_CONCURRENT_FETCHES documents are fetched at once.
  */
 import { generateSecret, hashSecret, SECRET_PREFIX } from '../../crypto/secrets.js';
 import {
@@ -34,10 +34,17 @@ export interface MetadataDocumentSettings {
   allowPrivateAddresses: boolean;
   timeoutMs?: number;
   resolve?: Resolver;
+  /** Documents fetched at once in this process at most (default MAX_CONCURRENT_FETCHES); tests set fewer. */
+  maxConcurrentFetches?: number;
 }
 
 /** Remembered failures, at most this many (the oldest forgotten first), so that the memory they take is bounded. */
 const MAX_REMEMBERED_FAILURES = 1000;
+/**
+ * Fetches of different URLs at once, at most: each URL's fetches are shared, but anyone can make up URLs, and each
+ * fetch holds a socket for up to the deadline. A fetch beyond this waits for a free slot, for at most the deadline.
+ */
+const MAX_CONCURRENT_FETCHES = 16;
 
 /** A failure to show the person (never redirected: the client is not verified, RFC 6749 §4.1.2.1). */
 function unusable(reason: string): InvalidRequest {
@@ -83,6 +90,35 @@ export interface MetadataDocumentResolver {
 export function createMetadataDocumentResolver(storage: Storage, settings: MetadataDocumentSettings): MetadataDocumentResolver {
   const failures = new Map<string, { until: number; reason: string }>();
   const inFlight = new Map<string, Promise<Client>>();
+  const timeoutMs = settings.timeoutMs ?? METADATA_DOCUMENT_TIMEOUT_MS;
+  const maxConcurrent = settings.maxConcurrentFetches ?? MAX_CONCURRENT_FETCHES;
+  let fetching = 0;
+  const waiting: Array<() => void> = [];
+
+  /** A slot among the concurrent fetches, or false when none came free within the deadline. */
+  function acquireSlot(): Promise<boolean> {
+    if (fetching < maxConcurrent) {
+      fetching += 1;
+      return Promise.resolve(true);
+    }
+    return new Promise((resolve) => {
+      const take = () => {
+        clearTimeout(timer);
+        resolve(true);
+      };
+      const timer = setTimeout(() => {
+        waiting.splice(waiting.indexOf(take), 1);
+        resolve(false);
+      }, timeoutMs);
+      waiting.push(take);
+    });
+  }
+  function releaseSlot() {
+    const next = waiting.shift();
+    // The slot passes to the next waiter as it is: the count stays.
+    if (next) next();
+    else fetching -= 1;
+  }
 
   function remember(clientId: string, reason: string, now: Date) {
     failures.delete(clientId);
@@ -91,17 +127,23 @@ export function createMetadataDocumentResolver(storage: Storage, settings: Metad
   }
 
   async function fetchDocument(clientId: string, now: Date): Promise<{ document: MetadataDocumentClient; expiresAt: Date }> {
+    if (!(await acquireSlot())) {
+      // Not this URL's fault: nothing is remembered against it.
+      throw new InvalidRequest('Latch is fetching many client metadata documents at the moment; try again in a few seconds', { redirectable: false });
+    }
     let response;
     try {
       response = await getDocument(clientId, 'application/json', {
         allowPrivateAddresses: settings.allowPrivateAddresses,
-        timeoutMs: settings.timeoutMs ?? METADATA_DOCUMENT_TIMEOUT_MS,
+        timeoutMs,
         maxResponseBytes: METADATA_DOCUMENT_MAX_BYTES,
         ...(settings.resolve && { resolve: settings.resolve }),
       });
     } catch (error) {
       if (error instanceof OutboundRequestError) throw new MetadataDocumentError(describeFetchFailure(error));
       throw error;
+    } finally {
+      releaseSlot();
     }
     // Draft §4: redirects are not followed, and only a 200 carries a document.
     if (response.status !== 200) {
