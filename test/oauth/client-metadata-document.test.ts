@@ -117,13 +117,19 @@ for (const database of ['sqlite', 'postgres'] as const) {
       await documents.stop();
     });
 
-    test('a full flow: discovery says so, the document is fetched, consent marks the app and names its host, a public client exchanges the code with PKCE, userinfo answers', async () => {
+    test('a full flow: discovery says so, the document is fetched, consent marks the app and names its host, a public client exchanges the code with PKCE, userinfo answers, logout returns to the document\'s post-logout URI', async () => {
       const metadata = await (await fetch(`${server.baseUrl}/.well-known/openid-configuration`)).json();
       assert.equal(metadata.client_id_metadata_document_supported, true);
 
       const clientId = documents.serve(
         '/agent.json',
-        { ...agent, client_uri: 'https://agent.example.com/', policy_uri: 'https://agent.example.com/privacy', tos_uri: 'https://agent.example.com/terms' },
+        {
+          ...agent,
+          client_uri: 'https://agent.example.com/',
+          policy_uri: 'https://agent.example.com/privacy',
+          tos_uri: 'https://agent.example.com/terms',
+          post_logout_redirect_uris: ['http://127.0.0.1:33418/signed-out'],
+        },
         { headers: { 'cache-control': 'max-age=600' } },
       );
       const pkce = pkcePair();
@@ -164,6 +170,13 @@ for (const database of ['sqlite', 'postgres'] as const) {
       const created = await server.storage.auditEvents.list({ clientId, types: ['client.created'], limit: 10 });
       assert.equal(created.length, 1, 'one audit event when the client first came to exist');
       assert.deepEqual(created[0]?.details, { name: 'Agent Desktop', via: 'metadata_document' });
+
+      // RP-Initiated Logout finds the client too: its document's post_logout_redirect_uris are followed.
+      const logout = await browser.request(
+        `${server.baseUrl}/oauth2/logout?${new URLSearchParams({ id_token_hint: tokens.body.id_token, post_logout_redirect_uri: 'http://127.0.0.1:33418/signed-out', state: 'bye' })}`,
+      );
+      assert.equal(logout.status, 303, logout.body.slice(0, 300));
+      assert.equal(logout.headers.get('location'), 'http://127.0.0.1:33418/signed-out?state=bye');
 
       // A public client: it authenticates with client_id alone, and a secret (which it cannot have) is refused.
       const withSecret = await postToken(server.baseUrl, { form: { grant_type: 'refresh_token', refresh_token: tokens.body.refresh_token, client_id: clientId, client_secret: 'anything' } });
