@@ -295,7 +295,8 @@ describe('oidcc-basic-certification-test-plan (Basic OP)', () => {
     const page = await rp.browser.follow(`${server.baseUrl}/oauth2/authorize?${query.toString()}`, server.baseUrl);
     assert.equal(page.status, 400);
     assert.equal(page.headers.get('location'), null);
-    assert.match(pageText(page.body), /redirect_uri .* is not registered/);
+    // A page for the person, in plain words (issue 19 item 2); the technical reason is in the app's failed requests.
+    assert.match(pageText(page.body), /This sign-in link does not work.*cannot be sent back to it from here/);
   });
 
   // "makes the call to the authorization endpoint as a POST request. The authentication should complete

@@ -364,7 +364,7 @@ describe('POST /oauth2/token', () => {
       assertOAuthError(response, 400, 'invalid_request');
     });
 
-    for (const grantType of ['password', 'implicit', 'urn:ietf:params:oauth:grant-type:device_code']) {
+    for (const grantType of ['password', 'implicit', 'urn:ietf:params:oauth:grant-type:jwt-bearer']) {
       test(`grant_type=${grantType} → unsupported_grant_type`, async () => {
         const response = await postToken(server.baseUrl, { form: { grant_type: grantType, client_id: client.clientId, client_secret: client.clientSecret } });
         assertOAuthError(response, 400, 'unsupported_grant_type');
