@@ -33,18 +33,22 @@ import { listAccountActivity } from './account-activity.js';
 import type { AccountPageDeps } from './page-deps.js';
 import { hashPassword, verifyPassword } from './passwords.js';
 
-/** The cookie that carries a notice's subject ("Orbit Notes", "Firefox 133 on Windows, 203.0.113.5") to the next GET. */
-const NOTICE_SUBJECT_COOKIE = 'latch_account_notice';
 const NOTICE_SUBJECT_MAX_LENGTH = 200;
 
 export function registerAccountRoutes(app: FastifyInstance, deps: AccountPageDeps): void {
   const { storage, config, audit } = deps;
+  /**
+   * The cookie that carries a notice's subject ("Orbit Notes", "Firefox 133 on Windows, 203.0.113.5") to the next
+   * GET. On https its __Host- prefix keeps other hosts of the domain from setting it (RFC 6265bis §4.1.3.2), as
+   * for the session cookie; the prefix asks for path /.
+   */
+  const NOTICE_SUBJECT_COOKIE = config.secureCookies ? '__Host-latch_account_notice' : 'latch_account_notice';
 
   /** 303 to the account page's notice, beside the section it is about; `subject` names what changed. */
   function redirectToNotice(reply: FastifyReply, notice: AccountNotice, subject?: string): FastifyReply {
     if (subject) {
       reply.setCookie(NOTICE_SUBJECT_COOKIE, subject.slice(0, NOTICE_SUBJECT_MAX_LENGTH), {
-        path: '/account',
+        path: '/',
         httpOnly: true,
         sameSite: 'lax',
         secure: config.secureCookies,
@@ -113,7 +117,7 @@ export function registerAccountRoutes(app: FastifyInstance, deps: AccountPageDep
     const notice = noticeFor(request.query, ACCOUNT_NOTICES);
     // Read once: a reload shows the notice's general words.
     const subject = request.cookies[NOTICE_SUBJECT_COOKIE];
-    if (subject !== undefined) reply.clearCookie(NOTICE_SUBJECT_COOKIE, { path: '/account' });
+    if (subject !== undefined) reply.clearCookie(NOTICE_SUBJECT_COOKIE, { path: '/', httpOnly: true, sameSite: 'lax', secure: config.secureCookies });
     return renderAccount(reply, current, { notice, noticeSubject: notice && subject ? subject.slice(0, NOTICE_SUBJECT_MAX_LENGTH) : undefined });
   });
 
