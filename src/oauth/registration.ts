@@ -43,7 +43,7 @@ function describeRegistration(client: Client, config: Config): Record<string, un
     redirect_uris: client.redirectUris,
     token_endpoint_auth_method: client.tokenEndpointAuthMethod,
     grant_types: client.grantTypes,
-    response_types: ['code'],
+    response_types: client.grantTypes.includes('authorization_code') ? ['code'] : [],
     ...(client.homepageUrl !== null && { client_uri: client.homepageUrl }),
     post_logout_redirect_uris: client.postLogoutRedirectUris,
     ...(client.backchannelLogoutUri !== null && { backchannel_logout_uri: client.backchannelLogoutUri }),

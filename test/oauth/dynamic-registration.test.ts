@@ -206,6 +206,35 @@ for (const database of ['sqlite', 'postgres'] as const) {
         assert.ok(await server.storage.clients.findById(operators.clientId), 'registered by an operator');
       });
 
+      test('a command-line tool registers itself for the device grant alone (RFC 8628): no redirect URIs, no response types, and it starts a device authorization', async () => {
+        const device = 'urn:ietf:params:oauth:grant-type:device_code';
+        const response = await register(server, { client_name: 'Agent CLI', token_endpoint_auth_method: 'none', grant_types: [device, 'refresh_token'] });
+        assert.equal(response.status, 201, response.text);
+        assert.deepEqual(response.body.redirect_uris, []);
+        assert.deepEqual(response.body.response_types, []);
+        assert.deepEqual(response.body.grant_types, [device, 'refresh_token']);
+        const started = await readResponse(
+          await fetch(`${server.baseUrl}/oauth2/device_authorization`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/x-www-form-urlencoded' },
+            body: new URLSearchParams({ client_id: response.body.client_id, scope: 'openid profile' }).toString(),
+          }),
+        );
+        assert.equal(started.status, 200, started.text);
+        assert.match(started.body.device_code, /^latch_dc_/);
+
+        const cases: Array<[unknown, RegExp]> = [
+          [{ token_endpoint_auth_method: 'none', grant_types: ['refresh_token'] }, /grant_types must include authorization_code or urn:ietf:params:oauth:grant-type:device_code/],
+          [{ token_endpoint_auth_method: 'none', grant_types: [device], response_types: ['code'] }, /response_types must be empty/],
+        ];
+        for (const [body, description] of cases) {
+          const refused = await register(server, body);
+          assert.equal(refused.status, 400, JSON.stringify(body));
+          assert.equal(refused.body.error, 'invalid_client_metadata');
+          assert.match(refused.body.error_description, description);
+        }
+      });
+
       test('open registration is limited per address: after 20 an hour, 429 with Retry-After', async () => {
         let response;
         for (let i = 0; i < 25; i++) {

@@ -7,7 +7,7 @@
 import { checkRedirectUris, ClientRegistrationError, type RegistrationPolicy } from '../../clients/client-registration.js';
 import { isSigningAlgorithm, SIGNING_ALGORITHMS, type SigningAlgorithm } from '../../crypto/signing-algorithms.js';
 import { InvalidClientMetadata, InvalidRedirectUri } from '../../errors.js';
-import type { ClientGrantType, TokenEndpointAuthMethod } from '../../storage/storage.js';
+import { DEVICE_CODE_GRANT_TYPE, type ClientGrantType, type TokenEndpointAuthMethod } from '../../storage/storage.js';
 
 export interface RegisteredMetadata {
   name: string;
@@ -25,6 +25,8 @@ export interface RegisteredMetadata {
 const SERVER_FIELDS = ['registration_access_token', 'registration_client_uri', 'client_secret_expires_at', 'client_id_issued_at'] as const;
 const AUTH_METHODS = ['none', 'client_secret_basic', 'client_secret_post'] as const;
 const DEFAULT_NAME = 'Unnamed app';
+/** What a client may register itself for (services, with client_credentials, are the operator's to register). */
+const SELF_REGISTERED_GRANTS: readonly string[] = ['authorization_code', 'refresh_token', DEVICE_CODE_GRANT_TYPE];
 
 function stringList(body: Record<string, unknown>, field: string): string[] | undefined {
   const value = body[field];
@@ -68,17 +70,26 @@ export function readClientMetadata(body: unknown, policy: RegistrationPolicy): R
   const grantTypes = stringList(fields, 'grant_types') ?? ['authorization_code'];
   for (const grant of grantTypes) {
     if (grant === 'client_credentials') throw new InvalidClientMetadata('client_credentials is not available to clients that register themselves; an operator registers services with latch client create');
-    if (grant !== 'authorization_code' && grant !== 'refresh_token') throw new InvalidClientMetadata(`grant_type ${grant} is not supported; use authorization_code and refresh_token`);
+    if (!SELF_REGISTERED_GRANTS.includes(grant)) throw new InvalidClientMetadata(`grant_type ${grant} is not supported; use ${SELF_REGISTERED_GRANTS.join(', ')}`);
   }
-  if (!grantTypes.includes('authorization_code')) throw new InvalidClientMetadata('grant_types must include authorization_code');
-  // RFC 7591 §2.1: authorization_code goes with response_type code, and Latch has no other.
-  const responseTypes = stringList(fields, 'response_types') ?? ['code'];
-  if (responseTypes.length !== 1 || responseTypes[0] !== 'code') throw new InvalidClientMetadata('response_types must be code only: Latch supports only the authorization code flow');
+  const signsInWithCode = grantTypes.includes('authorization_code');
+  // A command-line tool or TV registering itself (RFC 8628) uses the device grant alone: no redirect URIs.
+  if (!signsInWithCode && !grantTypes.includes(DEVICE_CODE_GRANT_TYPE)) {
+    throw new InvalidClientMetadata(`grant_types must include authorization_code or ${DEVICE_CODE_GRANT_TYPE}`);
+  }
+  // RFC 7591 §2.1: authorization_code goes with response_type code, and Latch has no other; the device grant
+  // uses the authorization endpoint not at all, so a device-only client has no response type.
+  const responseTypes = stringList(fields, 'response_types') ?? (signsInWithCode ? ['code'] : []);
+  if (signsInWithCode ? responseTypes.length !== 1 || responseTypes[0] !== 'code' : responseTypes.length !== 0) {
+    throw new InvalidClientMetadata(
+      signsInWithCode ? 'response_types must be code only: Latch supports only the authorization code flow' : `response_types must be empty for a client that uses ${DEVICE_CODE_GRANT_TYPE} alone`,
+    );
+  }
 
-  const redirectUris = stringList(fields, 'redirect_uris');
-  if (redirectUris === undefined || redirectUris.length === 0) throw new InvalidRedirectUri('redirect_uris is required: a non-empty array of the redirect URIs the client will use');
+  const redirectUris = stringList(fields, 'redirect_uris') ?? [];
+  if (signsInWithCode && redirectUris.length === 0) throw new InvalidRedirectUri('redirect_uris is required: a non-empty array of the redirect URIs the client will use');
   try {
-    checkRedirectUris(redirectUris, policy);
+    if (signsInWithCode || redirectUris.length > 0) checkRedirectUris(redirectUris, policy);
   } catch (error) {
     if (error instanceof ClientRegistrationError) throw new InvalidRedirectUri(error.message);
     throw error;
