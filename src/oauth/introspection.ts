@@ -105,8 +105,9 @@ function sendJson(reply: FastifyReply, body: string): FastifyReply {
 async function introspectJwt(storage: Storage, signingKeys: SigningKeyCache, token: string, client: Client, now: Date, issuer: string): Promise<(ActiveTokenIntrospection & { aud: string; jti: string }) | null> {
   const claims = await verifyAccessTokenJwt(signingKeys, token, issuer, now);
   if (!claims || claims.clientId !== client.clientId) return null;
-  const found = await storage.tokens.findActiveWithUser(claims.jti, now);
-  if (!found || found.token.clientId !== client.clientId) return null;
+  // A service's JWT (client_credentials, sub = client_id) has its row among the service tokens.
+  const row = claims.sub === claims.clientId ? await storage.tokens.findActiveServiceToken(claims.jti, now) : (await storage.tokens.findActiveWithUser(claims.jti, now))?.token;
+  if (!row || row.clientId !== client.clientId) return null;
   return { active: true, scope: claims.scope.join(' '), client_id: claims.clientId, sub: claims.sub, exp: claims.exp, iat: claims.iat, token_type: 'Bearer', iss: issuer, aud: claims.aud, jti: claims.jti };
 }
 

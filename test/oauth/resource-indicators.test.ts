@@ -10,6 +10,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
 import { parse as parseHtml } from 'node-html-parser';
+import { registerClientOfAnyKind } from '../../src/clients/client-registration.js';
 import { computeAtHash } from '../../src/oauth/tokens/id-token.js';
 import { inputValue, pageText, TestBrowser, type BrowserResponse } from '../helpers/browser.js';
 import { runLatchCli } from '../helpers/cli.js';
@@ -314,6 +315,36 @@ for (const database of ['sqlite', 'postgres'] as const) {
       ]);
       assert.equal(opaque.status, 200, opaque.text);
       assert.match(opaque.body.access_token, /^latch_at_/);
+    });
+
+    test('client_credentials with resource: a JWT for the API with sub = client_id and the service scopes the API defines', async () => {
+      const registered = await registerClientOfAnyKind(server.storage, { name: 'Sync Service', redirectUris: [], grantTypes: ['client_credentials'], scope: ['notes:read', 'billing:run'] }, { developmentMode: false });
+      const service = { clientId: registered.client.clientId, clientSecret: registered.clientSecret! };
+      const ask = (pairs: Array<[string, string]>) =>
+        postToken(server.baseUrl, {
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          body: new URLSearchParams([['grant_type', 'client_credentials'], ...pairs, ...postCredentials(service)]).toString(),
+        });
+      const response = await ask([['resource', NOTES]]);
+      assert.equal(response.status, 200, response.text);
+      assert.equal(response.body.scope, 'notes:read');
+      const { payload } = await jwtVerify(response.body.access_token, jwks(), { issuer: server.baseUrl, audience: NOTES, typ: 'at+jwt' });
+      assert.equal(payload.sub, service.clientId, 'RFC 9068 §2.2: no user, so sub is the client');
+      assert.equal(payload.client_id, service.clientId);
+      assert.equal(payload.scope, 'notes:read');
+      assert.equal(payload.auth_time, undefined);
+      const introspected = await postIntrospect(server.baseUrl, { form: [['token', response.body.access_token], ...postCredentials(service)] });
+      assert.equal(introspected.body.active, true, introspected.text);
+      assert.equal(introspected.body.aud, NOTES);
+      assert.equal((await postRevoke(server.baseUrl, { form: [['token', response.body.access_token], ...postCredentials(service)] })).status, 200);
+      assert.deepEqual((await postIntrospect(server.baseUrl, { form: [['token', response.body.access_token], ...postCredentials(service)] })).body, { active: false });
+
+      const none = await ask([['resource', CALENDAR]]);
+      assert.equal(none.body.error, 'invalid_scope', 'a service registered for none of the API scopes gets no token for it');
+      const unknown = await ask([['resource', 'https://unknown.example.com/']]);
+      assert.equal(unknown.body.error, 'invalid_target');
+      const plain = await ask([]);
+      assert.match(plain.body.access_token, /^latch_st_/, 'without resource, the service token stays opaque');
     });
 
     test('latch resource delete: new tokens for the API are refused with invalid_target', async () => {

@@ -11,6 +11,7 @@
 import { generateTimeOrderedSecret, hashTimeOrderedSecret, SECRET_PREFIX } from '../../crypto/secrets.js';
 import { InvalidScope } from '../../errors.js';
 import { readParam } from '../request/params.js';
+import { findTokenResource, scopeForResource } from '../request/resource.js';
 import type { Grant, GrantRequest, IssuedGrant } from './index.js';
 
 export const clientCredentialsGrant: Grant = { issuedEvent: 'token.client_credentials_issued', issue: issueServiceToken };
@@ -29,6 +30,13 @@ export function grantServiceScope(registered: readonly string[], requested: stri
 
 async function issueServiceToken({ storage, config, client, params, now }: GrantRequest): Promise<IssuedGrant> {
   const scope = grantServiceScope(client.scope, readParam(params, 'scope', { maxLength: 1000 }));
+  // RFC 8707 §2.2: a token for one registered API, a JWT (RFC 9068, sub = client_id: §2.2) carrying the service's
+  // scopes that the API defines. No grant to bound it: the service's registered scopes do (none of the API's: refused).
+  const resource = params.resource === undefined ? undefined : await findTokenResource(storage, params, async () => null);
+  const resourceScope = resource && scopeForResource(scope, resource);
+  if (resource && resourceScope!.length === 0) {
+    throw new InvalidScope(`This service is registered for none of the scopes of ${resource.identifier} (${resource.scope.join(' ')}); register it with one of them, or ask for a token without resource`);
+  }
   const accessToken = generateTimeOrderedSecret(SECRET_PREFIX.serviceToken, now.getTime());
   await storage.tokens.insertServiceToken({
     tokenHash: hashTimeOrderedSecret(accessToken),
@@ -37,5 +45,12 @@ async function issueServiceToken({ storage, config, client, params, now }: Grant
     createdAt: now,
     expiresAt: new Date(now.getTime() + config.accessTokenTtlSeconds * 1000),
   });
-  return { accessToken, expiresInSeconds: config.accessTokenTtlSeconds, scope, user: null, authentication: null };
+  return {
+    accessToken,
+    expiresInSeconds: config.accessTokenTtlSeconds,
+    scope,
+    user: null,
+    authentication: null,
+    ...(resource && { resource: { identifier: resource.identifier, scope: resourceScope! } }),
+  };
 }

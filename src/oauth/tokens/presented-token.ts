@@ -29,7 +29,8 @@ const ACCESS_FIRST: readonly PresentedTokenType[] = ['access_token', 'refresh_to
 const REFRESH_FIRST: readonly PresentedTokenType[] = ['refresh_token', 'access_token'];
 // Only service tokens carry this prefix, and they live in a table of their own: nowhere else to look.
 const SERVICE_ONLY: readonly PresentedTokenType[] = ['service_token'];
-const ACCESS_ONLY: readonly PresentedTokenType[] = ['access_token'];
+// A JWT's row is an access token's, or a service token's for a client_credentials JWT.
+const JWT_ROWS: readonly PresentedTokenType[] = ['access_token', 'service_token'];
 
 function jtiOf(token: string): string {
   try {
@@ -48,7 +49,7 @@ export function readPresentedToken(params: RawParams, endpoint: 'revoke' | 'intr
   const hint = readParam(params, 'token_type_hint');
   // A JWT access token for a resource (RFC 9068; access-token-jwt.ts) is found by its jti, the stored hash of its
   // grant's bookkeeping row; unverified is enough here, since only that client's own row can match.
-  if (looksLikeJwt(token)) return { tokenHash: jtiOf(token), searchOrder: ACCESS_ONLY };
+  if (looksLikeJwt(token)) return { tokenHash: jtiOf(token), searchOrder: JWT_ROWS };
   const searchOrder = token.startsWith(SECRET_PREFIX.serviceToken) ? SERVICE_ONLY : hint === 'refresh_token' ? REFRESH_FIRST : ACCESS_FIRST;
   return { tokenHash: hashTimeOrderedSecret(token), searchOrder };
 }
