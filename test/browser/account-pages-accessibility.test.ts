@@ -142,6 +142,31 @@ describe('account, error and branded pages at desktop and phone widths (axe-core
     });
   }
 
+  for (const { name, viewport } of WIDTHS) {
+    test(`${name}: the home page, sign-in reached from an app, and its consent page`, async () => {
+      const context = await browser.newContext({ viewport });
+      context.setDefaultTimeout(10_000);
+      await context.route('https://orbit.example.test/**', (route) => route.fulfill({ status: 200, contentType: 'text/html', body: '<!doctype html><html lang="en"><title>Orbit</title><main>ok</main></html>' }));
+      try {
+        const page = await context.newPage();
+        await page.goto(`${latch.baseUrl}/`);
+        await checkPage(page, `${name}-home-signed-out`);
+        await page.goto(authorizeUrl(latch.baseUrl, { response_type: 'code', client_id: appClientId, redirect_uri: 'https://orbit.example.test/cb', scope: 'openid profile', state: 's', code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM', code_challenge_method: 'S256' }));
+        await page.getByLabel('Email').waitFor();
+        await checkPage(page, `${name}-sign-in-from-app`);
+        await page.getByLabel('Email').fill(email);
+        await page.getByLabel('Password').fill(PASSWORD);
+        await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+        await page.getByRole('button', { name: 'Allow' }).waitFor();
+        await checkPage(page, `${name}-consent`);
+        await page.goto(`${latch.baseUrl}/`);
+        await checkPage(page, `${name}-home-signed-in`);
+      } finally {
+        await context.close();
+      }
+    });
+  }
+
   test('a branded Latch (name, logo, accent, footer links) at both widths', async () => {
     const branded = await startTestServer({
       env: {
