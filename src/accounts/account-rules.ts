@@ -1,25 +1,50 @@
 /**
  * What a valid account looks like: email, display name, avatar URL and password rules, each returning a
  * message a person can act on, or null when the value is fine. Shared by the CLI and the sign-up page.
+ *
+ * The rules the pages show come as message keys (…Problem), told in the page's language (issue 19 item 7);
+ * check… gives the same in English, for the CLI and the pages not translated yet.
  */
+import type { MessageKey } from '../i18n/messages/index.js';
+import { translator, type Params } from '../i18n/translator.js';
 
 export const PASSWORD_MIN_LENGTH = 10;
 export const PASSWORD_MAX_LENGTH = 256;
+const EMAIL_MAX_LENGTH = 254;
+const NAME_MAX_LENGTH = 100;
+
+/** A broken rule, as a message of the catalogue (i18n/messages/en.ts "rules."). */
+export interface RuleProblem {
+  key: MessageKey;
+  params?: Params;
+}
+
+export function inEnglish(problem: RuleProblem | null): string | null {
+  return problem && translator('en').t(problem.key, problem.params);
+}
 
 // Deliberately simple (one @, a dot in the domain, no spaces): the verification mail is the real check.
 const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
+export function emailProblem(email: string): RuleProblem | null {
+  if (email.length > EMAIL_MAX_LENGTH) return { key: 'rules.email.tooLong', params: { count: EMAIL_MAX_LENGTH } };
+  if (!EMAIL_PATTERN.test(email)) return { key: 'rules.email.malformed' };
+  return null;
+}
+
 export function checkEmail(email: string): string | null {
-  if (email.length > 254) return 'Email must be at most 254 characters';
-  if (!EMAIL_PATTERN.test(email)) return 'Enter an email address like name@example.com';
+  return inEnglish(emailProblem(email));
+}
+
+export function nameProblem(name: string): RuleProblem | null {
+  if (name.trim().length === 0) return { key: 'rules.name.empty' };
+  if (name.length > NAME_MAX_LENGTH) return { key: 'rules.name.tooLong', params: { count: NAME_MAX_LENGTH } };
+  if (/[\u0000-\u001f\u007f]/.test(name)) return { key: 'rules.name.control' };
   return null;
 }
 
 export function checkName(name: string): string | null {
-  if (name.trim().length === 0) return 'Name must not be empty';
-  if (name.length > 100) return 'Name must be at most 100 characters';
-  if (/[\u0000-\u001f\u007f]/.test(name)) return 'Name must not contain control characters';
-  return null;
+  return inEnglish(nameProblem(name));
 }
 
 export function checkAvatarUrl(url: string): string | null {
@@ -35,10 +60,14 @@ export function checkAvatarUrl(url: string): string | null {
 }
 
 /** NIST SP 800-63B §5.1.1.2: length over composition rules, and no password that is the email itself. */
-export function checkPassword(password: string, email?: string): string | null {
-  if (password.length < PASSWORD_MIN_LENGTH) return `Password must be at least ${PASSWORD_MIN_LENGTH} characters`;
-  if (password.length > PASSWORD_MAX_LENGTH) return `Password must be at most ${PASSWORD_MAX_LENGTH} characters`;
-  if (new Set(password).size < 4) return 'Password must not be one character repeated; use a few words or a passphrase';
-  if (email && password.toLowerCase() === email.trim().toLowerCase()) return 'Password must not be your email address';
+export function passwordProblem(password: string, email?: string): RuleProblem | null {
+  if (password.length < PASSWORD_MIN_LENGTH) return { key: 'rules.password.tooShort', params: { count: PASSWORD_MIN_LENGTH } };
+  if (password.length > PASSWORD_MAX_LENGTH) return { key: 'rules.password.tooLong', params: { count: PASSWORD_MAX_LENGTH } };
+  if (new Set(password).size < 4) return { key: 'rules.password.repeated' };
+  if (email && password.toLowerCase() === email.trim().toLowerCase()) return { key: 'rules.password.isEmail' };
   return null;
+}
+
+export function checkPassword(password: string, email?: string): string | null {
+  return inEnglish(passwordProblem(password, email));
 }

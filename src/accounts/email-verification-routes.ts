@@ -8,6 +8,7 @@ import { formField } from '../http/form-fields.js';
 import { readBrowserSession } from '../session/browser-session.js';
 import { requireBrowserSession } from '../session/require-session.js';
 import { emailVerificationMessage } from '../mail/messages.js';
+import type { Locale } from '../i18n/locales.js';
 import type { User } from '../storage/storage.js';
 import { renderPage } from '../http/render-page.js';
 import { EmailConfirmedPage, EmailLinkNotUsablePage, VerifyEmailPage } from '../views/pages/verify-email-page.js';
@@ -17,10 +18,11 @@ import type { AccountPageDeps } from './page-deps.js';
 
 const VERIFICATION_MAILS_PER_ACCOUNT_PER_HOUR = 5;
 
-export async function sendVerificationMail(deps: AccountPageDeps, user: User, log: FastifyBaseLogger): Promise<void> {
+/** `locale`: the language of the page that sends it (the sign-up page's; mail/messages.ts). */
+export async function sendVerificationMail(deps: AccountPageDeps, user: User, log: FastifyBaseLogger, locale?: Locale): Promise<void> {
   const link = await issueEmailLink(deps.storage, deps.config, user, 'verify_email');
   try {
-    await deps.mailer.send(emailVerificationMessage(user, link, deps.config.emailVerificationTtlSeconds, deps.config.brand.name));
+    await deps.mailer.send(emailVerificationMessage(user, link, deps.config.emailVerificationTtlSeconds, deps.config.brand.name, locale));
   } catch (error) {
     // The account exists either way; the person can ask for a new link from the account page.
     log.error({ err: error, userId: user.id }, 'could not send the verification mail');

@@ -11,9 +11,8 @@ import type { Config } from '../config.js';
 import { formField, noticeFor } from '../http/form-fields.js';
 import { renderPage } from '../http/render-page.js';
 import { noteSignIn } from '../observability/request-outcome.js';
-import { PageError } from '../errors.js';
 import { PASSWORD_AMR } from '../session/authentication-methods.js';
-import { DISABLED_ACCOUNT_HEADING, DISABLED_ACCOUNT_MESSAGE, endCurrentBrowserSession, startBrowserSession } from '../session/browser-session.js';
+import { disabledAccountError, endCurrentBrowserSession, startBrowserSession } from '../session/browser-session.js';
 import type { SessionEndings } from '../session/session-endings.js';
 import { safeReturnTo } from '../session/return-to.js';
 import { requestingApp } from './requesting-app.js';
@@ -94,7 +93,7 @@ export function registerSignInRoutes(app: FastifyInstance, { storage, config, si
     if (user.disabledAt) {
       // Told only to whoever knows the password: to anyone else a disabled account looks like any other.
       audit.record(request, { type: 'user.signin.failed', userId: user.id, details: { reason: 'account_disabled' } });
-      throw new PageError(403, DISABLED_ACCOUNT_MESSAGE, { heading: DISABLED_ACCOUNT_HEADING });
+      throw disabledAccountError();
     }
     if (await hasSecondFactor(storage, user.id)) {
       // The password was right; the session waits for the second factor (/login/two-step). The account's failures

@@ -4,13 +4,14 @@
  * later by the link in the mail; until then userinfo says `email_verified: false`.
  */
 import type { FastifyInstance } from 'fastify';
-import { PageError } from '../errors.js';
 import { formField } from '../http/form-fields.js';
 import { PASSWORD_AMR } from '../session/authentication-methods.js';
 import { startBrowserSession } from '../session/browser-session.js';
 import { requestingApp } from './requesting-app.js';
 import { safeReturnTo } from '../session/return-to.js';
 import { renderPage } from '../http/render-page.js';
+import { pageTranslator, TranslatedPageError } from '../http/page-locale.js';
+import { asSentence } from '../views/format.js';
 import { SignUpPage } from '../views/pages/sign-up-page.js';
 import { PASSWORD_MIN_LENGTH } from './account-rules.js';
 import { ActionLimiter } from './action-limiter.js';
@@ -24,7 +25,8 @@ export function registerSignupRoutes(app: FastifyInstance, deps: AccountPageDeps
   const { storage, config } = deps;
   const signupLimiter = new ActionLimiter(deps.attemptCounter, 'signup:address', SIGNUPS_PER_ADDRESS_PER_HOUR, 3600);
 
-  const signupDisabled = () => new PageError(400, 'Sign-up is turned off on this Latch: accounts are created by its administrators. Ask them for an invitation.');
+  const signupDisabled = () =>
+    new TranslatedPageError(400, { key: 'signUp.disabled', params: { brand: config.brand.name } });
 
   app.get('/signup', async (request, reply) => {
     if (!config.signupEnabled) throw signupDisabled();
@@ -39,6 +41,7 @@ export function registerSignupRoutes(app: FastifyInstance, deps: AccountPageDeps
     const email = formField(request.body, 'email', 300).trim();
     const password = formField(request.body, 'password', 1024);
     const returnTo = safeReturnTo(formField(request.body, 'return_to'));
+    const { t } = pageTranslator(request);
     const rerender = async (errors: Record<string, string>, status = 400) =>
       renderPage(
         reply.code(status),
@@ -46,22 +49,21 @@ export function registerSignupRoutes(app: FastifyInstance, deps: AccountPageDeps
       );
 
     if (!(await signupLimiter.allow(request.ip))) {
-      return rerender({ email: 'Too many accounts were created from your network recently. Try again in an hour.' }, 429);
+      return rerender({ email: t('signUp.tooMany') }, 429);
     }
     let user;
     try {
       user = await createUserAccount(storage, { email, name, password });
     } catch (error) {
       if (error instanceof AccountError) {
-        const message =
-          error.message.startsWith('An account with email') ? 'An account with this email already exists. Sign in, or reset your password if you forgot it.' : error.message;
-        return rerender({ [error.field]: message });
+        // Told in the page's language (account-rules.ts), as a sentence.
+        return rerender({ [error.field]: error.problem ? asSentence(t(error.problem.key, error.problem.params)) : asSentence(error.message) });
       }
       throw error;
     }
     request.log.info({ event: 'signup', userId: user.id }, 'account created');
     deps.audit.record(request, { type: 'user.created', userId: user.id, details: { via: 'signup' } });
-    await sendVerificationMail(deps, user, request.log);
+    await sendVerificationMail(deps, user, request.log, pageTranslator(request).locale);
     await startBrowserSession(deps, config, request, reply, user, PASSWORD_AMR);
     return reply.redirect(returnTo === '/' ? '/account?notice=welcome' : returnTo, 303);
   });

@@ -3,7 +3,7 @@
  * and by the sign-up page.
  */
 import type { Storage, User } from '../storage/storage.js';
-import { checkAvatarUrl, checkEmail, checkName, checkPassword } from './account-rules.js';
+import { checkAvatarUrl, emailProblem, inEnglish, nameProblem, passwordProblem, type RuleProblem } from './account-rules.js';
 import { hashPassword } from './passwords.js';
 
 export interface NewUserAccount {
@@ -19,6 +19,8 @@ export class AccountError extends Error {
     /** The form field at fault, so a page can show the message next to it. */
     readonly field: 'email' | 'name' | 'avatarUrl' | 'password',
     message: string,
+    /** The same as a message of the catalogue, for a page in the person's language (account-rules.ts). */
+    readonly problem?: RuleProblem,
   ) {
     super(message);
   }
@@ -27,10 +29,10 @@ export class AccountError extends Error {
 export async function createUserAccount(storage: Storage, account: NewUserAccount, now = new Date()): Promise<User> {
   const email = account.email.trim();
   const problem =
-    fieldProblem('email', checkEmail(email)) ??
-    fieldProblem('name', checkName(account.name)) ??
-    (account.avatarUrl ? fieldProblem('avatarUrl', checkAvatarUrl(account.avatarUrl)) : null) ??
-    fieldProblem('password', checkPassword(account.password, email));
+    fieldProblem('email', emailProblem(email)) ??
+    fieldProblem('name', nameProblem(account.name)) ??
+    (account.avatarUrl ? avatarProblem(checkAvatarUrl(account.avatarUrl)) : null) ??
+    fieldProblem('password', passwordProblem(account.password, email));
   if (problem) throw problem;
 
   const passwordHash = await hashPassword(account.password);
@@ -38,10 +40,15 @@ export async function createUserAccount(storage: Storage, account: NewUserAccoun
     { email, name: account.name.trim(), avatarUrl: account.avatarUrl || null, passwordHash, emailVerified: account.emailVerified ?? false },
     now,
   );
-  if (!user) throw new AccountError('email', `An account with email ${email} already exists`);
+  if (!user) throw new AccountError('email', `An account with email ${email} already exists`, { key: 'signUp.emailTaken' });
   return user;
 }
 
-function fieldProblem(field: AccountError['field'], message: string | null): AccountError | null {
-  return message === null ? null : new AccountError(field, message);
+function fieldProblem(field: AccountError['field'], problem: RuleProblem | null): AccountError | null {
+  return problem === null ? null : new AccountError(field, inEnglish(problem)!, problem);
+}
+
+/** An avatar URL is given by the CLI only (the sign-up page has no such field): English. */
+function avatarProblem(message: string | null): AccountError | null {
+  return message === null ? null : new AccountError('avatarUrl', message);
 }

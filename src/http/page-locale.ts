@@ -11,8 +11,11 @@
  * (OIDC RP-Initiated Logout 1.0 §2) is read the same way, from the query or the form.
  */
 import type { FastifyRequest } from 'fastify';
+import { PageError } from '../errors.js';
 import { negotiateLocale } from '../i18n/negotiate.js';
 import type { Locale } from '../i18n/locales.js';
+import type { MessageKey } from '../i18n/messages/index.js';
+import { translator, type Params, type Translator } from '../i18n/translator.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -54,4 +57,30 @@ export function uiLocalesOf(request: FastifyRequest): string | undefined {
 
 export function pageLocale(request: FastifyRequest): Locale {
   return negotiateLocale({ uiLocales: uiLocalesOf(request), acceptLanguage: request.headers['accept-language'] });
+}
+
+/** The messages of the request's page language, for what a route tells the page (a field's error). */
+export function pageTranslator(request: FastifyRequest): Translator {
+  return translator(pageLocale(request));
+}
+
+/** A message of the catalogue with its parameters. */
+export interface CatalogueMessage {
+  key: MessageKey;
+  params?: Params;
+}
+
+/**
+ * A PageError told in the page's language: its description (and heading) are messages of the catalogue. The
+ * English text is its description, for the log and for anything that reads it as a PageError.
+ */
+export class TranslatedPageError extends PageError {
+  constructor(
+    status: number,
+    readonly text: CatalogueMessage,
+    readonly headingText?: CatalogueMessage,
+  ) {
+    const english = translator('en');
+    super(status, english.t(text.key, text.params), headingText ? { heading: english.t(headingText.key, headingText.params) } : {});
+  }
 }

@@ -12,8 +12,9 @@ import { DEFAULT_PAGE_FRAME } from './page-frame.js';
 import { ErrorPage, type ErrorPageProps } from '../views/pages/error-page.js';
 import { PageContextProvider } from '../views/page-context.js';
 import { asSentence } from '../views/format.js';
-import { translator } from '../i18n/translator.js';
-import { pageLocale } from './page-locale.js';
+import { translator, type Translator } from '../i18n/translator.js';
+import type { MessageKey } from '../i18n/messages/index.js';
+import { pageLocale, TranslatedPageError } from './page-locale.js';
 
 export interface RenderOptions {
   /** Extra CSP form-action sources, for forms whose redirect chain ends at a client. */
@@ -39,29 +40,48 @@ export function renderPage(reply: FastifyReply, page: VNode, options: RenderOpti
  * OAuth code or parameter names. The code and the exact reason are in the log line with the request id, and in
  * the app's failed-request log in the developer console (error-surfaces.ts), where the app's developer reads them.
  */
-function describeAuthorizeError(error: OAuthError, status: number, appName: string | undefined): Pick<ErrorPageProps, 'heading' | 'description'> {
-  if (status === 503) return { heading: 'Try again in a moment', description: 'The sign-in service cannot reach its database right now. Try again in a few seconds.' };
-  if (status >= 500) return { heading: 'Something went wrong on our side', description: 'The sign-in could not be completed because of a fault on our side. Try again in a moment.' };
-  // A form that expired or did not come from these pages: the description was written for people.
-  if (status === 403) return { heading: 'This form has expired', description: asSentence(error.description) };
+function describeAuthorizeError({ t, locale }: Translator, error: OAuthError, status: number, appName: string | undefined): Pick<ErrorPageProps, 'heading' | 'description'> {
+  if (status === 503) return { heading: t('error.heading.503'), description: t('error.authorize.503') };
+  if (status >= 500) return { heading: t('error.heading.500'), description: t('error.authorize.500') };
+  // A form that expired or did not come from these pages: the description was written for people (in English).
+  if (status === 403) return { heading: t('error.heading.403'), description: locale === 'en' ? asSentence(error.description) : t('error.description.403') };
   return {
-    heading: 'This sign-in link does not work',
-    description: appName
-      ? `${appName} sent you here with a sign-in request that cannot be accepted, so you cannot be sent back to it from here. Go back to ${appName} and try again; if it happens again, the people who run ${appName} need to fix it.`
-      : 'The link that brought you here does not name an app that may sign people in here, or is incomplete. Go back to the site you came from and try again; if it happens again, tell the people who run that site.',
+    heading: t('error.authorize.heading'),
+    description: appName ? t('error.authorize.app', { app: appName }) : t('error.authorize.noApp'),
   };
 }
 
-const PAGE_ERROR_HEADINGS: Record<number, string> = {
-  400: 'This request cannot be completed',
-  403: 'This form has expired',
-  404: 'Page not found',
-  405: 'Not a page to open',
-  413: 'That is too large',
-  415: 'This form cannot be read',
-  429: 'Too many attempts',
-  503: 'Try again in a moment',
-};
+/** The statuses with a heading (and a description, for languages other than the error's own English) of their own. */
+const STATUSES_WITH_WORDS = new Set([400, 403, 404, 405, 413, 415, 429, 503]);
+
+/**
+ * A PageError's words. Its description was written in English for people; a TranslatedPageError has them in
+ * every language. For another language, a PageError without its own message gets the words of its status
+ * (i18n "error.description.<status>"; a 429 with its Retry-After), so that the page is all in one language.
+ */
+function describePageError({ t, locale }: Translator, reply: FastifyReply, error: PageError, status: number): Pick<ErrorPageProps, 'heading' | 'description'> {
+  const known = STATUSES_WITH_WORDS.has(status) ? status : null;
+  const statusHeading = known ? t(`error.heading.${known}` as MessageKey) : t(status >= 500 ? 'error.heading.500' : 'error.heading.other');
+  if (error instanceof TranslatedPageError) {
+    return {
+      heading: error.headingText ? t(error.headingText.key, error.headingText.params) : statusHeading,
+      description: asSentence(t(error.text.key, error.text.params)),
+    };
+  }
+  if (locale === 'en') return { heading: error.heading ?? statusHeading, description: asSentence(error.description) };
+  const retryAfter = Number(reply.getHeader('retry-after'));
+  const description =
+    status === 429
+      ? Number.isInteger(retryAfter) && retryAfter > 0
+        ? t('error.description.429', { count: retryAfter })
+        : t('error.description.429.other')
+      : known && known !== 503
+        ? t(`error.description.${known}` as MessageKey)
+        : status >= 500
+          ? t('error.authorize.500')
+          : t('error.description.other');
+  return { heading: statusHeading, description };
+}
 
 /**
  * The error page. An OAuthError (the authorization surface) is told in plain words, the app named when it is
@@ -71,10 +91,8 @@ const PAGE_ERROR_HEADINGS: Record<number, string> = {
 export function renderErrorPage(reply: FastifyReply, request: FastifyRequest, error: OAuthError | PageError): FastifyReply {
   const status = reply.statusCode >= 400 ? reply.statusCode : error.status;
   const client = request.latchClient;
-  const words =
-    error instanceof OAuthError
-      ? describeAuthorizeError(error, status, client?.name)
-      : { heading: error.heading ?? PAGE_ERROR_HEADINGS[status] ?? (status >= 500 ? 'Something went wrong on our side' : 'Something went wrong'), description: asSentence(error.description) };
+  const i18n = translator(pageLocale(request));
+  const words = error instanceof OAuthError ? describeAuthorizeError(i18n, error, status, client?.name) : describePageError(i18n, reply, error, status);
   const app = client ? { name: client.name, homepageUrl: client.homepageUrl } : undefined;
   return renderPage(reply, <ErrorPage {...words} requestId={request.id} app={app} />);
 }

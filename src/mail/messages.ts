@@ -1,40 +1,45 @@
 /**
  * The text of Latch's mails: plain text, with the one link each mail exists for on a line of its own. Each mail
- * names the operator's product (`brandName`, LATCH_BRAND_NAME; issue 19 item 6), as the pages do.
+ * names the operator's product (`brandName`, LATCH_BRAND_NAME; issue 19 item 6), as the pages do, and is written
+ * in `locale` (issue 19 item 7): the language of the page the person was on when the mail was sent (Latch keeps
+ * no language per account; README "Languages"). English when nobody chose.
  */
-import { describeDuration } from '../views/format.js';
+import { DEFAULT_LOCALE, type Locale } from '../i18n/locales.js';
+import { translator } from '../i18n/translator.js';
 import type { MailMessage } from './mailer.js';
 
-export function emailVerificationMessage(to: { email: string; name: string }, link: string, ttlSeconds: number, brandName: string): MailMessage {
+export function emailVerificationMessage(to: { email: string; name: string }, link: string, ttlSeconds: number, brandName: string, locale: Locale = DEFAULT_LOCALE): MailMessage {
+  const { t, duration } = translator(locale);
   return {
     to: to.email,
-    subject: `Confirm your email address for ${brandName}`,
+    subject: t('mail.verify.subject', { brand: brandName }),
     text: [
-      `Hello ${to.name},`,
+      t('mail.hello', { name: to.name }),
       '',
-      'Confirm that this is your email address by opening this link:',
+      t('mail.verify.open'),
       '',
       link,
       '',
-      `The link works once, for ${describeDuration(ttlSeconds)}.`,
-      `If you did not create a ${brandName} account, ignore this mail.`,
+      t('mail.verify.once', { duration: duration(ttlSeconds) }),
+      t('mail.verify.ignore', { brand: brandName }),
     ].join('\n'),
   };
 }
 
-export function passwordResetMessage(to: { email: string; name: string }, link: string, ttlSeconds: number, brandName: string): MailMessage {
+export function passwordResetMessage(to: { email: string; name: string }, link: string, ttlSeconds: number, brandName: string, locale: Locale = DEFAULT_LOCALE): MailMessage {
+  const { t, duration } = translator(locale);
   return {
     to: to.email,
-    subject: `Reset your ${brandName} password`,
+    subject: t('mail.reset.subject', { brand: brandName }),
     text: [
-      `Hello ${to.name},`,
+      t('mail.hello', { name: to.name }),
       '',
-      `Someone (we hope you) asked to reset the password of your ${brandName} account. Choose a new one here:`,
+      t('mail.reset.asked', { brand: brandName }),
       '',
       link,
       '',
-      `The link works once, for ${describeDuration(ttlSeconds)}. Setting a new password signs out every other session.`,
-      'If you did not ask for this, ignore this mail: your password stays as it is.',
+      t('mail.reset.once', { duration: duration(ttlSeconds) }),
+      t('mail.reset.ignore'),
     ].join('\n'),
   };
 }
@@ -48,38 +53,41 @@ export function secondFactorChangedMessage(
   change: 'app-added' | 'app-removed' | 'recovery-codes-regenerated',
   accountUrl: string,
   brandName: string,
+  locale: Locale = DEFAULT_LOCALE,
 ): MailMessage {
-  const what: readonly [string, string] = {
-    'app-added': [`An authenticator app was added to your ${brandName} account`, 'Two-step verification is now on: signing in asks for a code from the app after your password.'],
-    'app-removed': [`The authenticator app was removed from your ${brandName} account`, 'Two-step verification is now off: signing in needs only your password.'],
-    'recovery-codes-regenerated': [`New recovery codes for your ${brandName} account`, 'New recovery codes were made for your account; the old ones no longer work.'],
-  }[change] as [string, string];
+  const { t } = translator(locale);
+  const keys = {
+    'app-added': ['mail.appAdded.subject', 'mail.appAdded.text'],
+    'app-removed': ['mail.appRemoved.subject', 'mail.appRemoved.text'],
+    'recovery-codes-regenerated': ['mail.recoveryCodes.subject', 'mail.recoveryCodes.text'],
+  } as const;
+  const [subject, text] = keys[change];
   return {
     to: to.email,
-    subject: what[0],
-    text: [
-      `Hello ${to.name},`,
-      '',
-      what[1],
-      '',
-      'If this was not you, change your password and check your two-step verification settings now:',
-      '',
-      accountUrl,
-    ].join('\n'),
+    subject: t(subject, { brand: brandName }),
+    text: [t('mail.hello', { name: to.name }), '', t(text), '', t('mail.secondFactor.notYou'), '', accountUrl].join('\n'),
   };
 }
 
 /** A passkey was added to or removed from the account (issue 17). */
-export function passkeyChangedMessage(to: { email: string; name: string }, change: 'added' | 'removed', passkeyName: string, accountUrl: string, brandName: string): MailMessage {
+export function passkeyChangedMessage(
+  to: { email: string; name: string },
+  change: 'added' | 'removed',
+  passkeyName: string,
+  accountUrl: string,
+  brandName: string,
+  locale: Locale = DEFAULT_LOCALE,
+): MailMessage {
+  const { t } = translator(locale);
   return {
     to: to.email,
-    subject: change === 'added' ? `A passkey was added to your ${brandName} account` : `A passkey was removed from your ${brandName} account`,
+    subject: t(change === 'added' ? 'mail.passkeyAdded.subject' : 'mail.passkeyRemoved.subject', { brand: brandName }),
     text: [
-      `Hello ${to.name},`,
+      t('mail.hello', { name: to.name }),
       '',
-      change === 'added' ? `The passkey "${passkeyName}" can now sign in to your account.` : `The passkey "${passkeyName}" can no longer sign in to your account.`,
+      t(change === 'added' ? 'mail.passkeyAdded.text' : 'mail.passkeyRemoved.text', { passkey: passkeyName }),
       '',
-      'If this was not you, change your password and check your passkeys now:',
+      t('mail.passkey.notYou'),
       '',
       accountUrl,
     ].join('\n'),

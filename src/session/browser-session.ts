@@ -10,13 +10,19 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../config.js';
 import type { FastifyBaseLogger } from 'fastify';
 import { generateIdentifier, generateSecret, hashSecret, SECRET_PREFIX } from '../crypto/secrets.js';
-import { PageError } from '../errors.js';
+import type { PageError } from '../errors.js';
+import { TranslatedPageError } from '../http/page-locale.js';
 import type { BrowserSession, Storage, User } from '../storage/storage.js';
 import { endBrowserSessions, type SessionEndingDeps } from './session-endings.js';
 
 /** What a person whose account an administrator disabled reads when they try to sign in. */
 export const DISABLED_ACCOUNT_HEADING = 'This account is disabled';
 export const DISABLED_ACCOUNT_MESSAGE = 'This account has been disabled by an administrator, so it cannot sign in. Ask the people who run this service to enable it again.';
+
+/** The error page for a disabled account, in the page's language (i18n "error.disabled"; English as above). */
+export function disabledAccountError(): PageError {
+  return new TranslatedPageError(403, { key: 'error.disabled' }, { key: 'error.disabled.heading' });
+}
 
 export function sessionCookieName(config: Config): string {
   // The __Host- prefix pins the cookie to this origin, https and path / (RFC 6265bis §4.1.3.2).
@@ -58,7 +64,7 @@ export async function startBrowserSession(
 ): Promise<void> {
   const { storage } = deps;
   // Every way of signing in ends here: a disabled account gets no session, whichever factor it proved.
-  if (user.disabledAt) throw new PageError(403, DISABLED_ACCOUNT_MESSAGE, { heading: DISABLED_ACCOUNT_HEADING });
+  if (user.disabledAt) throw disabledAccountError();
   const sessionId = generateSecret(SECRET_PREFIX.browserSession);
   const fresh = {
     sessionHash: hashSecret(sessionId),

@@ -1,13 +1,62 @@
 /**
  * Issue 19 item 7 over real HTTP: pages follow the app's `ui_locales` within its flow (OIDC Core §3.1.2.1), then
- * the browser's Accept-Language, then English; `<html lang>` says which; discovery lists the languages.
+ * the browser's Accept-Language, then English; `<html lang>` says which; discovery lists the languages. Each
+ * translated page, in German, holds none of the English catalogue's sentences (every message whose German
+ * differs), and the mails sent from a German page are in German.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { parse as parseHtml } from 'node-html-parser';
-import { TestBrowser, type BrowserResponse } from '../helpers/browser.js';
+import { en } from '../../src/i18n/messages/en.js';
+import { de } from '../../src/i18n/messages/de.js';
+import type { Message } from '../../src/i18n/messages/index.js';
+import { inputValue, pageText, TestBrowser, type BrowserResponse } from '../helpers/browser.js';
 import { authorizeUrl, pkcePair } from '../helpers/oauth-flow.js';
+import { linkFromOutbox, submitForm } from '../helpers/pages.js';
+import { enrolAuthenticator, signInWithPassword } from '../helpers/two-step.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
+
+/** The fixed words of a message: its text (each plural form) cut at the placeholders. */
+function fixedWords(message: Message): string[] {
+  const forms = typeof message === 'string' ? [message] : Object.values(message);
+  return forms.flatMap((form) => form.split(/\{\w+\}/)).map((part) => part.trim().replace(/^[.,;:()' ]+|[.,;:()' ]+$/g, '')).filter((part) => part.length >= 4);
+}
+
+/** Everything a person reads or hears on the page: its text and the attributes that are read out or shown. */
+function readableText(html: string): string {
+  const root = parseHtml(html);
+  const attributes = root
+    .querySelectorAll('[aria-label], [title], [placeholder], [alt]')
+    .flatMap((element) => ['aria-label', 'title', 'placeholder', 'alt'].map((name) => element.getAttribute(name) ?? ''));
+  return `${pageText(html)} ${attributes.join(' ')}`;
+}
+
+/** The English sentences of the catalogue left on a German page (messages whose German is the same are skipped). */
+function englishLeftOn(html: string): string[] {
+  const text = readableText(html);
+  const left: string[] = [];
+  for (const key of Object.keys(en) as Array<keyof typeof en>) {
+    if (JSON.stringify(en[key]) === JSON.stringify(de[key])) continue;
+    const german = new Set(fixedWords(de[key]));
+    for (const words of fixedWords(en[key])) {
+      if (german.has(words)) continue;
+      const escaped = words.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+      if (new RegExp(`(^|[^\\p{L}])${escaped}($|[^\\p{L}])`, 'u').test(text)) left.push(`${key}: "${words}"`);
+    }
+  }
+  return left;
+}
+
+/** A mail's text without its link (whose path is English: /reset-password). */
+function withoutLinks(text: string): string {
+  return text.split('\n').filter((line) => !/^https?:\/\//.test(line)).join('\n');
+}
+
+/** A German page: lang="de", and no English sentence of the catalogue in it. */
+function assertGerman(page: BrowserResponse, what: string): void {
+  assert.equal(htmlLang(page), 'de', `${what}: <html lang>`);
+  assert.deepEqual(englishLeftOn(page.body), [], `${what}: English left on the German page`);
+}
 
 /** A browser whose every request says which languages its person reads. */
 class LanguageBrowser extends TestBrowser {
@@ -77,5 +126,134 @@ describe('languages', () => {
     // ui_locales naming no language Latch has leaves Accept-Language to choose.
     const germanBrowser = new LanguageBrowser('de');
     assert.equal(htmlLang(await germanBrowser.follow(authorizeUrl(server.baseUrl, flowParams({ ui_locales: 'fr it' })), server.baseUrl)), 'de');
+  });
+
+  /** Signs a LanguageBrowser in (with the sign-in page's form, as a person would). */
+  async function signedIn(browser: LanguageBrowser, email: string, password: string): Promise<void> {
+    const page = await browser.request(`${server.baseUrl}/login`);
+    const response = await browser.request(`${server.baseUrl}/login`, { form: { _csrf: inputValue(page.body, '_csrf'), return_to: '/', email, password } });
+    assert.equal(response.status, 303);
+  }
+
+  test('ui_locales=de keeps an English browser in German through the sign-in, the second step and the consent page', async () => {
+    const { user, password } = await server.createUser({ email: 'flow-de@example.com' });
+    const browser = new LanguageBrowser('en-US,en;q=0.9');
+    const url = authorizeUrl(server.baseUrl, flowParams({ ui_locales: 'de' }));
+    const signIn = await browser.follow(url, server.baseUrl);
+    assertGerman(signIn, 'sign-in');
+    assert.match(pageText(signIn.body), /weiter zu Orbit Notes/);
+    const form = { _csrf: inputValue(signIn.body, '_csrf'), return_to: inputValue(signIn.body, 'return_to') };
+    const wrong = await browser.request(`${server.baseUrl}/login`, { form: { ...form, email: user.email, password: 'not the password' } });
+    assert.equal(wrong.status, 401);
+    assertGerman(wrong, 'sign-in with a wrong password');
+    assert.match(pageText(wrong.body), /E-Mail-Adresse oder Passwort ist falsch\./);
+
+    const consent = await browser.follow(`${server.baseUrl}/login`, server.baseUrl, { form: { ...form, email: user.email, password } });
+    assert.equal(consent.status, 200);
+    assertGerman(consent, 'consent');
+    assert.match(pageText(consent.body), /Orbit Notes möchte auf Ihr Profil zugreifen/);
+    assert.match(pageText(consent.body), /Zulassen/);
+  });
+
+  test('the second step of a sign-in is in the language of the authorization request it continues', async () => {
+    const { user, password } = await server.createUser({ email: 'two-step-de@example.com' });
+    const setUp = new LanguageBrowser('en');
+    await signedIn(setUp, user.email, password);
+    await enrolAuthenticator(server, setUp);
+    const browser = new LanguageBrowser('en');
+    const returnTo = new URL(authorizeUrl(server.baseUrl, flowParams({ ui_locales: 'de-CH' }))).href.slice(server.baseUrl.length);
+    const first = await signInWithPassword(server, browser, user.email, password, returnTo);
+    assert.equal(first.headers.get('location'), '/login/two-step');
+    const step = await browser.request(`${server.baseUrl}/login/two-step`);
+    assertGerman(step, 'second step');
+    assert.match(pageText(step.body), /Geben Sie den 6-stelligen Code aus Ihrer Authenticator-App ein\./);
+    const wrong = await browser.request(`${server.baseUrl}/login/two-step`, { form: { _csrf: inputValue(step.body, '_csrf'), method: 'app', code: '000000' } });
+    assertGerman(wrong, 'second step with a wrong code');
+    assertGerman(await browser.request(`${server.baseUrl}/login/two-step?method=recovery`), 'second step with a recovery code');
+    // Without ui_locales the same step is in the browser's language.
+    const english = new LanguageBrowser('en');
+    await signInWithPassword(server, english, user.email, password);
+    assert.equal(htmlLang(await english.request(`${server.baseUrl}/login/two-step`)), 'en');
+  });
+
+  test('sign-up, its errors, the confirmation mail and the confirmation pages in German', async () => {
+    const browser = new LanguageBrowser('de-DE,de;q=0.9');
+    const page = await browser.request(`${server.baseUrl}/signup`);
+    assertGerman(page, 'sign-up');
+    const refused = await browser.request(`${server.baseUrl}/signup`, { form: { _csrf: inputValue(page.body, '_csrf'), return_to: '/', name: 'Jo', email: 'jo@example.com', password: 'short' } });
+    assert.equal(refused.status, 400);
+    assertGerman(refused, 'sign-up with a short password');
+    assert.match(pageText(refused.body), /Bitte korrigieren Sie das markierte Feld\./);
+    assert.match(pageText(refused.body), /Das Passwort muss mindestens 10 Zeichen lang sein\./);
+    const created = await browser.request(`${server.baseUrl}/signup`, {
+      form: { _csrf: inputValue(refused.body, '_csrf'), return_to: '/', name: 'Jo', email: 'jo@example.com', password: 'four words of german' },
+    });
+    assert.equal(created.status, 303);
+    const [mail] = (await server.storage.outbox.listRecent(100)).filter((message) => message.to === 'jo@example.com');
+    assert.ok(mail);
+    assert.equal(mail.subject, 'Bestätigen Sie Ihre E-Mail-Adresse für Latch');
+    assert.match(mail.text, /^Hallo Jo,$/m);
+    assert.match(mail.text, /Der Link funktioniert einmal und ist \d+ (Stunden|Tage|Minuten) lang gültig\./);
+    assert.deepEqual(englishLeftOn(`<p>${mail.subject}\n${withoutLinks(mail.text)}</p>`), []);
+
+    const link = await linkFromOutbox(server, 'jo@example.com', '/verify-email');
+    const confirm = await browser.request(link);
+    assertGerman(confirm, 'confirm email');
+    const confirmed = await browser.request(`${server.baseUrl}/verify-email`, { form: { _csrf: inputValue(confirm.body, '_csrf'), token: inputValue(confirm.body, 'token') } });
+    assertGerman(confirmed, 'email confirmed');
+    assert.match(pageText(confirmed.body), /E-Mail-Adresse bestätigt/);
+    assertGerman(await browser.request(link), 'used confirmation link');
+  });
+
+  test('forgotten password: the pages, the mail and the reset in German', async () => {
+    const { user } = await server.createUser({ email: 'reset-de@example.com', name: 'Kim' });
+    const browser = new LanguageBrowser('de');
+    assertGerman(await browser.request(`${server.baseUrl}/forgot-password`), 'forgot password');
+    const malformed = await submitForm(browser, server.baseUrl, '/forgot-password', '/forgot-password', { email: 'not an address' });
+    assertGerman(malformed, 'forgot password with a malformed address');
+    const sent = await submitForm(browser, server.baseUrl, '/forgot-password', '/forgot-password', { email: user.email });
+    assertGerman(sent, 'reset mail sent');
+    const [mail] = (await server.storage.outbox.listRecent(100)).filter((message) => message.to === user.email);
+    assert.ok(mail);
+    assert.equal(mail.subject, 'Setzen Sie Ihr Latch-Passwort zurück');
+    assert.match(mail.text, /^Hallo Kim,$/m);
+    assert.deepEqual(englishLeftOn(`<p>${mail.subject}\n${withoutLinks(mail.text)}</p>`), []);
+
+    const link = await linkFromOutbox(server, user.email, '/reset-password');
+    const reset = await browser.request(link);
+    assertGerman(reset, 'choose a new password');
+    const short = await browser.request(`${server.baseUrl}/reset-password`, { form: { _csrf: inputValue(reset.body, '_csrf'), token: inputValue(reset.body, 'token'), password: 'x' } });
+    assertGerman(short, 'new password too short');
+    assert.match(pageText(short.body), /Das Passwort muss mindestens 10 Zeichen lang sein\./);
+    assertGerman(await browser.request(`${server.baseUrl}/reset-password?token=unknown`), 'reset link that no longer works');
+  });
+
+  test('error pages, the sign-out pages and the device page in German', async () => {
+    const browser = new LanguageBrowser('de');
+    const unknownApp = await browser.request(authorizeUrl(server.baseUrl, { ...flowParams({}), client_id: 'no-such-app' }));
+    assert.equal(unknownApp.status, 400);
+    assertGerman(unknownApp, 'authorization error');
+    assert.match(pageText(unknownApp.body), /Dieser Anmeldelink funktioniert nicht/);
+    const notFound = await browser.request(`${server.baseUrl}/no-such-page`);
+    assert.equal(notFound.status, 404);
+    assertGerman(notFound, 'page not found');
+
+    const { user, password } = await server.createUser({ email: 'logout-de@example.com' });
+    await signedIn(browser, user.email, password);
+    const device = await browser.request(`${server.baseUrl}/device`);
+    assertGerman(device, 'device');
+    const wrongCode = await browser.request(`${server.baseUrl}/device`, { form: { _csrf: inputValue(device.body, '_csrf'), user_code: 'BCDF-GHJK' } });
+    assertGerman(wrongCode, 'device with an unknown code');
+    assert.match(pageText(wrongCode.body), /Kein Gerät wartet auf diesen Code/);
+
+    const question = await browser.request(`${server.baseUrl}/oauth2/logout`);
+    assertGerman(question, 'sign out?');
+    assert.match(pageText(question.body), /Von Latch abmelden\?/);
+    const bad = await browser.request(`${server.baseUrl}/oauth2/logout?client_id=no-such-app&post_logout_redirect_uri=https://elsewhere.example/`);
+    assert.equal(bad.status, 400);
+    assertGerman(bad, 'sign-out request that cannot be followed');
+    const done = await browser.follow(`${server.baseUrl}/oauth2/logout/confirm`, server.baseUrl, { form: { _csrf: inputValue(question.body, '_csrf') } });
+    assertGerman(done, 'signed out');
+    assert.match(pageText(done.body), /Sie sind abgemeldet/);
   });
 });

@@ -40,6 +40,8 @@ export function registerTwoStepSignInRoutes(app: FastifyInstance, deps: TwoStepS
   app.get('/login/two-step', async (request, reply) => {
     const pending = await readPendingSignIn(config, keys, request, findUser, new Date());
     if (!pending) return reply.redirect('/login', 303);
+    // The page is in the language of the authorization request it continues (ui_locales, http/page-locale.ts).
+    request.flowReturnTo = pending.returnTo;
     const method = (request.query as Record<string, unknown>).method === 'recovery' ? 'recovery' : 'app';
     const factors = await enrolledFactors(storage, pending.userId);
     return renderPage(
@@ -52,6 +54,7 @@ export function registerTwoStepSignInRoutes(app: FastifyInstance, deps: TwoStepS
     const now = new Date();
     const pending = await readPendingSignIn(config, keys, request, findUser, now);
     if (!pending) return reply.redirect('/login', 303);
+    request.flowReturnTo = pending.returnTo;
     const { user } = pending;
     const method = formField(request.body, 'method') === 'recovery' ? 'recovery' : 'app';
     const code = formField(request.body, 'code', 100);

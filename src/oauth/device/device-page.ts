@@ -16,9 +16,9 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AuditLog } from '../../audit/audit-log.js';
 import type { Config } from '../../config.js';
 import { generateTimeOrderedIdentifier } from '../../crypto/secrets.js';
-import { PageError } from '../../errors.js';
 import { formField } from '../../http/form-fields.js';
 import { renderPage } from '../../http/render-page.js';
+import { pageTranslator, TranslatedPageError } from '../../http/page-locale.js';
 import { chooseAcr, levelOf, stepUpFor, wantedLevel, type EnrolledFactors, type StepUpKind } from '../../session/authentication-methods.js';
 import { readBrowserSession, type CurrentSession } from '../../session/browser-session.js';
 import type { Client, DeviceAuthorization, Storage } from '../../storage/storage.js';
@@ -48,14 +48,16 @@ const WRONG_CODES_PER_ACCOUNT = 10;
 const WRONG_CODES_PER_ADDRESS = 30;
 const WRONG_CODE_WINDOW_SECONDS = 900;
 
-const MALFORMED_CODE = 'That is not a code Latch shows: codes are eight letters, like BCDF-GHJK. Check the code on your device.';
-const UNKNOWN_CODE = 'No device is waiting for this code. Check it against the code on your device, or start again there to get a new one.';
-const EXPIRED_CODE = 'This code has expired. Start again on your device to get a new one.';
-const USED_CODE = 'This code has been used already. Start again on your device to get a new one.';
-const TOO_MANY_CODES = 'Too many wrong codes. Wait 15 minutes, then try again.';
+/** What the person reads about a code, as messages of the catalogue (told in the page's language). */
+const MALFORMED_CODE = 'device.problem.malformed';
+const UNKNOWN_CODE = 'device.problem.unknown';
+const EXPIRED_CODE = 'device.problem.expired';
+const USED_CODE = 'device.problem.used';
+const TOO_MANY_CODES = 'device.problem.tooMany';
+type CodeProblem = typeof MALFORMED_CODE | typeof UNKNOWN_CODE | typeof EXPIRED_CODE | typeof USED_CODE | typeof TOO_MANY_CODES;
 
 /** Where a request stands for the person who typed its code; null while it can still be decided. */
-function unusableReason(authorization: DeviceAuthorization, now: Date): string | null {
+function unusableReason(authorization: DeviceAuthorization, now: Date): CodeProblem | null {
   if (authorization.expiresAt <= now) return EXPIRED_CODE;
   if (authorization.status !== 'pending') return USED_CODE;
   return null;
@@ -77,8 +79,9 @@ export function registerDevicePageRoutes(app: FastifyInstance, deps: DevicePageD
     return null;
   }
 
-  function codePage(reply: FastifyReply, current: CurrentSession, props: { userCode?: string; prefilled?: boolean; error?: string }, status = 200) {
-    return renderPage(reply.code(status), DeviceCodePage({ csrfToken: reply.generateCsrf(), userEmail: current.user.email, ...props }));
+  function codePage(reply: FastifyReply, current: CurrentSession, { error, ...props }: { userCode?: string; prefilled?: boolean; error?: CodeProblem }, status = 200) {
+    const problem = error && pageTranslator(reply.request).t(error, { brand: config.brand.name });
+    return renderPage(reply.code(status), DeviceCodePage({ csrfToken: reply.generateCsrf(), userEmail: current.user.email, ...props, ...(problem && { error: problem }) }));
   }
 
   /**
@@ -90,10 +93,7 @@ export function registerDevicePageRoutes(app: FastifyInstance, deps: DevicePageD
     if (wanted === null || (levelOf(current.session.amr) ?? 0) >= wanted.level) return null;
     const stepUp = stepUpFor(wanted.level, await deps.stepUp.enrolledFactors(current.user.id));
     if (stepUp === null) {
-      throw new PageError(
-        403,
-        `${client.name} requires two-step verification, and your account has none yet. Add an authenticator app or a passkey on your account page, then enter the code again.`,
-      );
+      throw new TranslatedPageError(403, { key: 'device.problem.needsSecondFactor', params: { app: client.name } });
     }
     deps.stepUp.begin(reply, current.user, `${DEVICE_PAGE_PATH}?user_code=${encodeURIComponent(userCode)}`, { amr: current.session.amr, stepUp }, new Date());
     return reply.redirect('/login/two-step', 303);
@@ -159,7 +159,7 @@ export function registerDevicePageRoutes(app: FastifyInstance, deps: DevicePageD
     const now = new Date();
     const normalized = normalizeUserCode(typed);
     // The form carries the code the page was rendered with: anything else did not come from it.
-    if (normalized === null) throw new PageError(400, 'The form was incomplete. Go back to your device and start again.');
+    if (normalized === null) throw new TranslatedPageError(400, { key: 'device.problem.incomplete' });
     const userCode = formatUserCode(normalized);
     const authorization = await storage.deviceAuthorizations.findByUserCodeHash(hashUserCode(normalized));
     if (!authorization) return codePage(reply, current, { userCode, error: UNKNOWN_CODE }, 400);
@@ -173,7 +173,7 @@ export function registerDevicePageRoutes(app: FastifyInstance, deps: DevicePageD
       await storage.deviceAuthorizations.decide(authorization.deviceCodeHash, { status: 'denied', userId: current.user.id }, now);
       return renderPage(reply, DeviceDeniedPage({ clientName: client.name }));
     }
-    if (decision !== 'allow') throw new PageError(400, 'Choose Allow or Deny.');
+    if (decision !== 'allow') throw new TranslatedPageError(400, { key: 'device.problem.noDecision' });
     // The consent page is shown only to a session that reached the app's level; a session changed since starts over.
     const steppingUp = await stepUpIfNeeded(reply, current, client, userCode);
     if (steppingUp) return steppingUp;

@@ -1,7 +1,8 @@
 import type { JSX } from 'preact';
 import { CsrfField } from '../components/field.js';
 import { Layout } from '../layout.js';
-import { BrandName } from '../page-context.js';
+import { asPage, useBrandName, useI18n } from '../page-context.js';
+import type { Translator } from '../../i18n/translator.js';
 
 export interface ConsentPageProps {
   csrfToken: string;
@@ -35,44 +36,55 @@ export interface ConsentPageProps {
 }
 
 /** What the app asks for, in a heading's words: the widest thing the scope hands over (user-object.ts). */
-function askedFor(scope: readonly string[]): string {
-  if (scope.includes('profile')) return 'wants access to your profile';
-  if (scope.includes('email')) return 'wants to know your email address';
-  return 'wants to know who you are';
+function askedFor(scope: readonly string[]) {
+  if (scope.includes('profile')) return 'consent.heading.profile';
+  if (scope.includes('email')) return 'consent.heading.email';
+  return 'consent.heading.identity';
 }
 
 /** What the app will receive, item by item, for the granted scope (docs/protocol-decisions.md "Scope"). */
-function receivedItems(props: ConsentPageProps) {
+function receivedItems(props: ConsentPageProps, { t, rich }: Translator, brand: string) {
   const items: JSX.Element[] = [];
   if (props.scope.includes('profile')) {
-    items.push(<li>Your email address, and whether it is verified</li>, <li>Your name</li>, <li>Your avatar (profile picture), if you have one</li>);
+    items.push(<li>{t('consent.item.email')}</li>, <li>{t('consent.item.name')}</li>, <li>{t('consent.item.avatar')}</li>);
   } else if (props.scope.includes('email')) {
-    items.push(<li>Your email address, and whether it is verified</li>);
+    items.push(<li>{t('consent.item.email')}</li>);
   } else {
-    items.push(<li>An id for your <BrandName /> account, so that it can recognise you next time (not your email or name)</li>);
+    items.push(<li>{t('consent.item.identity', { brand })}</li>);
   }
   for (const resource of props.resources ?? []) {
-    items.push(
-      <li>
-        <strong>Access to {resource.name}</strong> (<span class="mono">{resource.identifier}</span>)
-        {resource.scope.length > 0 ? (
-          <>
-            {' '}
-            with the permissions <span class="mono">{resource.scope.join(', ')}</span>
-          </>
-        ) : null}
-        , on your behalf
-      </li>,
-    );
+    const parts = {
+      resource: <strong>{t('consent.item.resourceName', { name: resource.name })}</strong>,
+      identifier: <span class="mono">{resource.identifier}</span>,
+      permissions: <span class="mono">{resource.scope.join(', ')}</span>,
+    };
+    items.push(<li>{resource.scope.length > 0 ? rich('consent.item.resourceScoped', parts) : rich('consent.item.resource', parts)}</li>);
   }
   if (props.scope.includes('offline_access')) {
     items.push(
       <li>
-        <strong>Access while you are away:</strong> {props.clientName} can keep access while you are away, until you remove it
+        <strong>{t('consent.item.offlineTitle')}</strong> {t('consent.item.offline', { app: props.clientName })}
       </li>,
     );
   }
   return items;
+}
+
+/** "Orbit Notes's privacy policy and terms of service.", with the links the app registered. */
+function PolicyLinks({ clientName, policyUrl, termsUrl }: { clientName: string; policyUrl: string | null | undefined; termsUrl: string | null | undefined }) {
+  const { t, rich } = useI18n();
+  const policy = policyUrl ? (
+    <a href={policyUrl} rel="noopener noreferrer">
+      {t('consent.policy')}
+    </a>
+  ) : null;
+  const terms = termsUrl ? (
+    <a href={termsUrl} rel="noopener noreferrer">
+      {t('consent.terms')}
+    </a>
+  ) : null;
+  const key = policy && terms ? 'consent.policyAndTerms' : policy ? 'consent.policyOnly' : 'consent.termsOnly';
+  return <p class="hint">{rich(key, { app: clientName, policy, terms })}</p>;
 }
 
 /**
@@ -80,71 +92,43 @@ function receivedItems(props: ConsentPageProps) {
  * "Pages"): the heading says what is asked, where the person will be sent back is said plainly, and "Not you?"
  * signs out and comes back to the same request.
  */
-export function ConsentPage(props: ConsentPageProps) {
+export const ConsentPage = asPage(function ConsentPage(props: ConsentPageProps) {
+  const i18n = useI18n();
+  const { t, rich } = i18n;
+  const brand = useBrandName();
   const returnTo = props.device ? `/device?user_code=${encodeURIComponent(props.device.userCode)}` : `/oauth2/authorize?${props.authorizationRequest}`;
+  const host = <strong>{props.redirectHost}</strong>;
   return (
-    <Layout title={`Allow ${props.clientName}?`} signedIn inFlow>
+    <Layout title={t('consent.title', { app: props.clientName })} signedIn inFlow>
       <div class="card">
-        <h1>
-          <span class="client-name">{props.clientName}</span> {askedFor(props.scope)}
-        </h1>
+        <h1>{rich(askedFor(props.scope), { app: <span class="client-name">{props.clientName}</span> })}</h1>
         {props.registeredDynamically || props.metadataDocumentHost ? (
           <p class="secret-warning" role="note">
-            <strong>Unverified app.</strong>{' '}
-            {props.metadataDocumentHost ? (
-              <>
-                {props.clientName} is described by <strong>{props.metadataDocumentHost}</strong>; nobody here has checked who runs it.
-              </>
-            ) : (
-              <>{props.clientName} registered itself with this server; nobody here has checked who runs it.</>
-            )}{' '}
-            {props.device ? (
-              <>Allow only if you trust it.</>
-            ) : (
-              <>
-                Allow only if you trust <strong>{props.redirectHost}</strong>, where you will be sent back.
-              </>
-            )}
+            <strong>{t('consent.unverified')}</strong>{' '}
+            {props.metadataDocumentHost
+              ? rich('consent.unverified.document', { app: props.clientName, host: <strong>{props.metadataDocumentHost}</strong> })
+              : t('consent.unverified.registered', { app: props.clientName })}{' '}
+            {props.device ? t('consent.unverified.device') : rich('consent.unverified.redirect', { host })}
           </p>
         ) : null}
-        <p>
-          Signed in as <strong>{props.userEmail}</strong>. If you allow, {props.clientName} will receive:
-        </p>
-        <ul class="scopes">{receivedItems(props)}</ul>
-        {props.policyUrl || props.termsUrl ? (
-          <p class="hint">
-            {props.clientName}
-            {"'s "}
-            {props.policyUrl ? (
-              <a href={props.policyUrl} rel="noopener noreferrer">
-                privacy policy
-              </a>
-            ) : null}
-            {props.policyUrl && props.termsUrl ? ' and ' : null}
-            {props.termsUrl ? (
-              <a href={props.termsUrl} rel="noopener noreferrer">
-                terms of service
-              </a>
-            ) : null}
-            .
-          </p>
-        ) : null}
+        <p>{rich('consent.signedInAs', { email: <strong>{props.userEmail}</strong>, app: props.clientName })}</p>
+        <ul class="scopes">{receivedItems(props, i18n, brand)}</ul>
+        {props.policyUrl || props.termsUrl ? <PolicyLinks clientName={props.clientName} policyUrl={props.policyUrl} termsUrl={props.termsUrl} /> : null}
         {props.device ? (
           // RFC 8628 §5.4: someone may have sent this code to the person to get their account on a device of theirs.
-          <p class="send-back">
-            Allow only if you started this on a device you are using yourself and it shows the code <strong class="mono">{props.device.userCode}</strong>.
-            Afterwards, go back to your device: it continues on its own.
-          </p>
+          <p class="send-back">{rich('consent.device', { code: <strong class="mono">{props.device.userCode}</strong> })}</p>
         ) : (
           <p class="send-back">
-            Afterwards you go back to <strong>{props.redirectHost}</strong>
-            {props.clientHomepage ? (
-              <>
-                {' '}
-                (<a href={props.clientHomepage} rel="noopener noreferrer">{props.clientHomepage}</a>)
-              </>
-            ) : null}
-            .
+            {props.clientHomepage
+              ? rich('consent.sendBackHomepage', {
+                  host,
+                  homepage: (
+                    <a href={props.clientHomepage} rel="noopener noreferrer">
+                      {props.clientHomepage}
+                    </a>
+                  ),
+                })
+              : rich('consent.sendBack', { host })}
           </p>
         )}
         <form method="post" action={props.device ? '/device/decision' : '/oauth2/authorize/decision'}>
@@ -156,10 +140,10 @@ export function ConsentPage(props: ConsentPageProps) {
           )}
           <div class="actions">
             <button type="submit" name="decision" value="allow">
-              Allow
+              {t('consent.allow')}
             </button>
             <button type="submit" name="decision" value="deny" class="secondary">
-              Deny
+              {t('consent.deny')}
             </button>
           </div>
         </form>
@@ -167,14 +151,15 @@ export function ConsentPage(props: ConsentPageProps) {
           <CsrfField token={props.csrfToken} />
           <input type="hidden" name="return_to" value={returnTo} />
           <p class="hint">
-            Not you?{' '}
+            {t('consent.notYou')}{' '}
             <button type="submit" class="link">
-              Use another account
+              {t('consent.useAnother')}
             </button>
-            {' · '}You can remove this access at any time from your account page.
+            {' · '}
+            {t('consent.removeLater')}
           </p>
         </form>
       </div>
     </Layout>
   );
-}
+});

@@ -5,6 +5,7 @@
 import { CsrfField, Field } from '../components/field.js';
 import { Layout } from '../layout.js';
 import { MessagePage } from './message-page.js';
+import { asPage, useI18n } from '../page-context.js';
 
 export interface DeviceCodePageProps {
   csrfToken: string;
@@ -16,22 +17,20 @@ export interface DeviceCodePageProps {
   error?: string;
 }
 
-export function DeviceCodePage({ csrfToken, userEmail, userCode, prefilled, error }: DeviceCodePageProps) {
+export const DeviceCodePage = asPage(function DeviceCodePage({ csrfToken, userEmail, userCode, prefilled, error }: DeviceCodePageProps) {
+  const { t, rich } = useI18n();
   return (
-    <Layout title="Connect a device" signedIn inFlow>
+    <Layout title={t('device.title')} signedIn inFlow>
       <div class="card">
-        <h1>Connect a device</h1>
-        <p>
-          Enter the code shown on your device (a TV, a console or a command-line tool) to let it use your account. You are signed in as{' '}
-          <strong>{userEmail}</strong>.
-        </p>
+        <h1>{t('device.title')}</h1>
+        <p>{rich('device.lead', { email: <strong>{userEmail}</strong> })}</p>
         <form method="post" action="/device" novalidate>
           <CsrfField token={csrfToken} />
           <Field
             id="user-code"
             name="user_code"
-            label="Code"
-            hint={prefilled ? 'Check that this is the code your device shows right now.' : 'Eight letters, like BCDF-GHJK; the dash is optional.'}
+            label={t('device.code')}
+            hint={prefilled ? t('device.hint.prefilled') : t('device.hint.typed')}
             autocomplete="off"
             spellcheck={false}
             required
@@ -40,36 +39,32 @@ export function DeviceCodePage({ csrfToken, userEmail, userCode, prefilled, erro
             autofocus
           />
           <div class="actions">
-            <button type="submit">Continue</button>
+            <button type="submit">{t('device.continue')}</button>
           </div>
         </form>
-        <p class="hint">Only enter a code from a device you are using yourself. Never enter a code someone sent you.</p>
+        <p class="hint">{t('device.warning')}</p>
       </div>
     </Layout>
   );
-}
+});
 
 /** After "Allow": the device picks its tokens up on its next poll. */
-export function DeviceApprovedPage({ clientName }: { clientName: string }) {
+export const DeviceApprovedPage = asPage(function DeviceApprovedPage({ clientName }: { clientName: string }) {
+  const { t, rich } = useI18n();
   return (
-    <MessagePage title="Device connected" tone="ok" signedIn>
-      <p>
-        <strong>{clientName}</strong> can now use your account. Go back to your device: it continues on its own in a few seconds.
-      </p>
-      <p class="hint">
-        You can remove this access at any time from your <a href="/account">account page</a>.
-      </p>
+    <MessagePage title={t('device.approved.title')} tone="ok" signedIn>
+      <p>{rich('device.approved.text', { app: <strong>{clientName}</strong> })}</p>
+      <p class="hint">{rich('device.approved.remove', { accountPage: <a href="/account">{t('device.approved.accountPage')}</a> })}</p>
     </MessagePage>
   );
-}
+});
 
 /** After "Deny". */
-export function DeviceDeniedPage({ clientName }: { clientName: string }) {
+export const DeviceDeniedPage = asPage(function DeviceDeniedPage({ clientName }: { clientName: string }) {
+  const { t, rich } = useI18n();
   return (
-    <MessagePage title="Request denied" signedIn>
-      <p>
-        <strong>{clientName}</strong> was not given access to your account. You can close this page.
-      </p>
+    <MessagePage title={t('device.denied.title')} signedIn>
+      <p>{rich('device.denied.text', { app: <strong>{clientName}</strong> })}</p>
     </MessagePage>
   );
-}
+});

@@ -1,5 +1,5 @@
 import { Layout } from '../layout.js';
-import { usePageContext } from '../page-context.js';
+import { useI18n, usePageContext } from '../page-context.js';
 
 export interface ErrorPageProps {
   /** What happened, in a few words ("Page not found"). */
@@ -19,6 +19,7 @@ export interface ErrorPageProps {
  */
 export function ErrorPage({ heading, description, requestId, app }: ErrorPageProps) {
   const { signedIn } = usePageContext();
+  const { t, rich } = useI18n();
   return (
     <Layout title={heading}>
       <div class="card" role="alert">
@@ -28,18 +29,18 @@ export function ErrorPage({ heading, description, requestId, app }: ErrorPagePro
           {app?.homepageUrl ? (
             <li>
               <a href={app.homepageUrl} rel="noopener noreferrer">
-                Back to {app.name}
+                {t('error.backTo', { app: app.name })}
               </a>
             </li>
           ) : null}
           <li>
-            <a href="/">Go to the start page</a>
+            <a href="/">{t('error.startPage')}</a>
           </li>
-          <li>{signedIn ? <a href="/account">Go to your account</a> : <a href="/login">Sign in</a>}</li>
+          <li>{signedIn ? <a href="/account">{t('error.account')}</a> : <a href="/login">{t('error.signIn')}</a>}</li>
         </ul>
         <p class="hint">
-          If this keeps happening, quote this request id: <code>{requestId}</code>.
-          {app ? ` If you develop ${app.name}, the same id is in its failed requests in the developer console.` : null}
+          {rich('error.requestId', { id: <code>{requestId}</code> })}
+          {app ? ` ${t('error.requestIdDeveloper', { app: app.name })}` : null}
         </p>
       </div>
     </Layout>

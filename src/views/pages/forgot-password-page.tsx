@@ -1,10 +1,7 @@
 import { CsrfField, Field } from '../components/field.js';
 import { Layout } from '../layout.js';
-import { BrandName } from '../page-context.js';
+import { asPage, useBrandName, useI18n } from '../page-context.js';
 import { MessagePage } from './message-page.js';
-
-/** Too many reset requests from one address: the page says so without telling anything about the account. */
-export const TOO_MANY_RESET_REQUESTS = 'Too many reset requests from your network. Try again in an hour.';
 
 export interface ForgotPasswordPageProps {
   csrfToken: string;
@@ -12,42 +9,53 @@ export interface ForgotPasswordPageProps {
   error?: string;
 }
 
-export function ForgotPasswordPage({ csrfToken, email, error }: ForgotPasswordPageProps) {
+export const ForgotPasswordPage = asPage(function ForgotPasswordPage({ csrfToken, email, error }: ForgotPasswordPageProps) {
+  const { t } = useI18n();
   return (
-    <Layout title="Reset your password">
+    <Layout title={t('forgot.title')}>
       <div class="card">
-        <h1>Reset your password</h1>
-        <p>Enter the email address of your account. We will send you a link to choose a new password.</p>
+        <h1>{t('forgot.title')}</h1>
+        <p>{t('forgot.lead')}</p>
         <form method="post" action="/forgot-password" novalidate>
           <CsrfField token={csrfToken} />
-          <Field id="email" name="email" label="Email" type="email" autocomplete="email" required value={email} error={error} autofocus />
+          <Field id="email" name="email" label={t('forgot.email')} type="email" autocomplete="email" required value={email} error={error} autofocus />
           <div class="actions">
-            <button type="submit">Send reset link</button>
+            <button type="submit">{t('forgot.submit')}</button>
           </div>
         </form>
         <p class="hint">
-          Remembered it? <a href="/login">Sign in</a>
+          {t('forgot.remembered')} <a href="/login">{t('forgot.signIn')}</a>
         </p>
       </div>
     </Layout>
   );
-}
+});
 
 /** The same answer whether or not the address has an account (OWASP Forgot Password Cheat Sheet). */
 /** `localOutbox`: this Latch sends no real mail (no LATCH_SMTP_URL, a local issuer) and keeps it at /dev/outbox. */
-export function ResetMailSentPage({ email, localOutbox = false }: { email: string; localOutbox?: boolean }) {
+export const ResetMailSentPage = asPage(function ResetMailSentPage({ email, localOutbox = false }: { email: string; localOutbox?: boolean }) {
+  const { t, rich } = useI18n();
+  const brand = useBrandName();
   return (
-    <MessagePage title="Check your email" action={{ href: '/login', label: 'Back to sign in' }}>
-      <p>
-        If <strong>{email}</strong> belongs to a <BrandName /> account, we sent it a link to choose a new password. The link works once, for a
-        limited time. No mail? Check your spam folder, or make sure you typed the address you signed up with.
-      </p>
-      {localOutbox ? <LocalOutboxHint /> : null}
+    <MessagePage title={t('forgot.sent.title')} action={{ href: '/login', label: t('forgot.sent.back') }}>
+      <p>{rich('forgot.sent.text', { email: <strong>{email}</strong>, brand })}</p>
+      {localOutbox ? <TranslatedLocalOutboxHint /> : null}
     </MessagePage>
+  );
+});
+
+/** On a Latch that sends no real mail: where its mail is, in the page's language. */
+function TranslatedLocalOutboxHint() {
+  const { t, rich } = useI18n();
+  const brand = useBrandName();
+  return (
+    <p class="hint" id="local-outbox-hint">
+      {rich('forgot.localOutbox', { brand, outbox: <a href="/dev/outbox">{t('forgot.localOutbox.link')}</a> })}
+    </p>
   );
 }
 
-/** On a Latch that sends no real mail: where its mail is. */
+/** The same in English, for the pages not translated yet (the account page). */
 export function LocalOutboxHint() {
   return (
     <p class="hint" id="local-outbox-hint">

@@ -6,7 +6,7 @@
  */
 import { PostButton } from '../components/post-button.js';
 import { Layout } from '../layout.js';
-import { BrandName } from '../page-context.js';
+import { asPage, useBrandName, useI18n } from '../page-context.js';
 
 /** Where the confirmation form posts, with the fields that say where to go afterwards. */
 export const LOGOUT_CONFIRM_ACTION = '/oauth2/logout/confirm';
@@ -20,57 +20,59 @@ export interface LogoutConfirmPageProps {
   fields: Readonly<Record<string, string>>;
 }
 
-export function LogoutConfirmPage({ csrfToken, userEmail, appName, fields }: LogoutConfirmPageProps) {
+export const LogoutConfirmPage = asPage(function LogoutConfirmPage({ csrfToken, userEmail, appName, fields }: LogoutConfirmPageProps) {
+  const { t, rich } = useI18n();
+  const brand = useBrandName();
   return (
-    <Layout title={(brandName) => `Sign out of ${brandName}?`} signedIn>
+    <Layout title={t('logout.title', { brand })} signedIn>
       <div class="card">
-        <h1>
-          Sign out of <BrandName />?
-        </h1>
+        <h1>{t('logout.title', { brand })}</h1>
         <p>
           {appName ? (
             <>
-              <span class="client-name">{appName}</span> asks to sign you out of <BrandName />.{' '}
+              {rich('logout.asks', { app: <span class="client-name">{appName}</span>, brand })}{' '}
             </>
           ) : null}
-          You are signed in as <strong>{userEmail}</strong>.
+          {rich('logout.signedInAs', { email: <strong>{userEmail}</strong> })}
         </p>
-        <PostButton action={LOGOUT_CONFIRM_ACTION} csrfToken={csrfToken} label="Sign out" variant="primary" fields={fields}>
-          <p class="muted">You will be signed out of <BrandName /> in this browser.</p>
+        <PostButton action={LOGOUT_CONFIRM_ACTION} csrfToken={csrfToken} label={t('logout.signOut')} variant="primary" fields={fields}>
+          <p class="muted">{t('logout.inThisBrowser', { brand })}</p>
         </PostButton>
         <p>
-          <a href="/">Stay signed in</a>
+          <a href="/">{t('logout.stay')}</a>
         </p>
       </div>
     </Layout>
   );
-}
+});
 
 export interface SignedOutPageProps {
   /** The app the request named, with its homepage when it has one: a way back. */
   app: { name: string; homepageUrl: string | null } | null;
 }
 
-export function SignedOutPage({ app }: SignedOutPageProps) {
+export const SignedOutPage = asPage(function SignedOutPage({ app }: SignedOutPageProps) {
+  const { t } = useI18n();
+  const brand = useBrandName();
   return (
-    <Layout title="You are signed out" signedIn={false}>
+    <Layout title={t('logout.done.title')} signedIn={false}>
       <div class="card" role="status">
-        <h1>You are signed out</h1>
-        <p>You are no longer signed in to <BrandName /> in this browser.</p>
+        <h1>{t('logout.done.title')}</h1>
+        <p>{t('logout.done.text', { brand })}</p>
         <div class="actions">
           {app?.homepageUrl ? (
             <a class="button" href={app.homepageUrl} rel="noopener noreferrer">
-              Back to {app.name}
+              {t('logout.done.backTo', { app: app.name })}
             </a>
           ) : null}
           <a class={app?.homepageUrl ? 'button secondary' : 'button'} href="/login">
-            Sign in again
+            {t('logout.done.signInAgain')}
           </a>
         </div>
       </div>
     </Layout>
   );
-}
+});
 
 export interface LogoutErrorPageProps {
   description: string;
@@ -79,32 +81,32 @@ export interface LogoutErrorPageProps {
   signOut: { csrfToken: string } | null;
 }
 
-export function LogoutErrorPage({ description, requestId, signOut }: LogoutErrorPageProps) {
+export const LogoutErrorPage = asPage(function LogoutErrorPage({ description, requestId, signOut }: LogoutErrorPageProps) {
+  const { t, rich } = useI18n();
+  const brand = useBrandName();
   return (
-    <Layout title="This sign-out request cannot be followed" signedIn={signOut !== null}>
+    <Layout title={t('logout.error.title')} signedIn={signOut !== null}>
       <div class="card" role="alert">
-        <h1>This sign-out request cannot be followed</h1>
-        <p>
-          The app that sent you here made a mistake in its sign-out request, so you will not be sent back to it from here.
-        </p>
+        <h1>{t('logout.error.title')}</h1>
+        <p>{t('logout.error.text')}</p>
         {/* The exact reason is for the app's developer: folded away, below the plain words (issue 19 item 2). */}
         <details>
-          <summary>Details for the app's developer</summary>
+          <summary>{t('logout.error.details')}</summary>
           <p>{description}</p>
         </details>
         <p class="hint">
-          If this keeps happening, quote this request id: <code>{requestId}</code>.
+          {rich('error.requestId', { id: <code>{requestId}</code> })}
         </p>
         {signOut ? (
-          <PostButton action={LOGOUT_CONFIRM_ACTION} csrfToken={signOut.csrfToken} label="Sign out">
-            <p>You can still sign out of <BrandName /> here.</p>
+          <PostButton action={LOGOUT_CONFIRM_ACTION} csrfToken={signOut.csrfToken} label={t('logout.signOut')}>
+            <p>{t('logout.error.canSignOut', { brand })}</p>
           </PostButton>
         ) : (
           <p>
-            <a href="/">Go to the start page</a>
+            <a href="/">{t('error.startPage')}</a>
           </p>
         )}
       </div>
     </Layout>
   );
-}
+});

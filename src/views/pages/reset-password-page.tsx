@@ -1,6 +1,7 @@
 import { CsrfField, Field } from '../components/field.js';
 import { Layout } from '../layout.js';
 import { MessagePage } from './message-page.js';
+import { asPage, useI18n } from '../page-context.js';
 
 export interface ResetPasswordPageProps {
   csrfToken: string;
@@ -11,14 +12,13 @@ export interface ResetPasswordPageProps {
   error?: string;
 }
 
-export function ResetPasswordPage({ csrfToken, token, email, passwordMinLength, error }: ResetPasswordPageProps) {
+export const ResetPasswordPage = asPage(function ResetPasswordPage({ csrfToken, token, email, passwordMinLength, error }: ResetPasswordPageProps) {
+  const { t, rich } = useI18n();
   return (
-    <Layout title="Choose a new password">
+    <Layout title={t('reset.title')}>
       <div class="card">
-        <h1>Choose a new password</h1>
-        <p>
-          For the account <strong>{email}</strong>. Setting a new password signs you out everywhere.
-        </p>
+        <h1>{t('reset.title')}</h1>
+        <p>{rich('reset.lead', { email: <strong>{email}</strong> })}</p>
         <form method="post" action="/reset-password" novalidate>
           <CsrfField token={csrfToken} />
           <input type="hidden" name="token" value={token} />
@@ -27,28 +27,29 @@ export function ResetPasswordPage({ csrfToken, token, email, passwordMinLength, 
           <Field
             id="password"
             name="password"
-            label="New password"
+            label={t('reset.password')}
             type="password"
             autocomplete="new-password"
             required
             error={error}
             autofocus
-            hint={`At least ${passwordMinLength} characters. A few unrelated words make a strong password.`}
+            hint={t('reset.passwordHint', { count: passwordMinLength })}
           />
           <div class="actions">
-            <button type="submit">Set new password</button>
+            <button type="submit">{t('reset.submit')}</button>
           </div>
         </form>
       </div>
     </Layout>
   );
-}
+});
 
 /** A reset link that expired, was used, or belongs to an address the account no longer has. */
-export function ResetLinkNotUsablePage() {
+export const ResetLinkNotUsablePage = asPage(function ResetLinkNotUsablePage(_props: object) {
+  const { t } = useI18n();
   return (
-    <MessagePage title="This link no longer works" tone="error" action={{ href: '/forgot-password', label: 'Send a new link' }}>
-      <p>The password reset link has expired or was already used. Ask for a new one.</p>
+    <MessagePage title={t('reset.expired.title')} tone="error" action={{ href: '/forgot-password', label: t('reset.expired.action') }}>
+      <p>{t('reset.expired.text')}</p>
     </MessagePage>
   );
-}
+});

@@ -2,11 +2,12 @@ import { CsrfField } from '../components/field.js';
 import { Notice } from '../components/notice.js';
 import { AppBanner, type AppBannerProps } from '../components/app-banner.js';
 import { Layout } from '../layout.js';
+import { asPage, useBrandName, useI18n } from '../page-context.js';
 
 /** What the sign-in page confirms, chosen by its key (`?notice=password-reset`): no text comes from the URL. */
 export const SIGN_IN_NOTICES = {
-  'password-reset': 'Your password was changed and you were signed out everywhere. Sign in with your new password.',
-  'signed-out-everywhere': 'You were signed out of Latch everywhere, in this browser too.',
+  'password-reset': 'signIn.notice.passwordReset',
+  'signed-out-everywhere': 'signIn.notice.signedOutEverywhere',
 } as const;
 export type SignInNotice = keyof typeof SIGN_IN_NOTICES;
 
@@ -15,9 +16,9 @@ export type SignInNotice = keyof typeof SIGN_IN_NOTICES;
  * Cheat Sheet): the page never says which.
  */
 const PROBLEMS = {
-  missing: 'Enter your email and password.',
-  wrong: 'Email or password is incorrect.',
-  throttled: 'Too many failed sign-in attempts. Wait a few minutes, then try again.',
+  missing: 'signIn.problem.missing',
+  wrong: 'signIn.problem.wrong',
+  throttled: 'signIn.problem.throttled',
 } as const;
 export type SignInProblem = keyof typeof PROBLEMS;
 
@@ -37,23 +38,25 @@ export interface SignInPageProps {
  * Inputs labelled "Email" and "Password", submit button "Sign in"; works without JavaScript
  * (docs/protocol-decisions.md "Pages").
  */
-export function SignInPage({ csrfToken, returnTo, email, error, app, notice, signupEnabled }: SignInPageProps) {
+export const SignInPage = asPage(function SignInPage({ csrfToken, returnTo, email, error, app, notice, signupEnabled }: SignInPageProps) {
+  const { t } = useI18n();
+  const brand = useBrandName();
   const signUpHref = returnTo === '/' ? '/signup' : `/signup?return_to=${encodeURIComponent(returnTo)}`;
   return (
-    <Layout title="Sign in" current="login">
+    <Layout title={t('signIn.title')} current="login">
       <div class="card">
-        <h1>Sign in</h1>
+        <h1>{t('signIn.title')}</h1>
         <AppBanner app={app} />
-        <Notice>{notice && !error && SIGN_IN_NOTICES[notice]}</Notice>
+        <Notice>{notice && !error && t(SIGN_IN_NOTICES[notice], { brand })}</Notice>
         {error ? (
           <p class="alert error" role="alert" id="signin-error">
-            {PROBLEMS[error]}
+            {t(PROBLEMS[error])}
           </p>
         ) : null}
         <form method="post" action="/login" novalidate>
           <CsrfField token={csrfToken} />
           <input type="hidden" name="return_to" value={returnTo} />
-          <label for="email">Email</label>
+          <label for="email">{t('signIn.email')}</label>
           <input
             id="email"
             name="email"
@@ -65,29 +68,29 @@ export function SignInPage({ csrfToken, returnTo, email, error, app, notice, sig
             aria-describedby={error ? 'signin-error' : undefined}
             autofocus={!email}
           />
-          <label for="password">Password</label>
+          <label for="password">{t('signIn.password')}</label>
           <input id="password" name="password" type="password" autocomplete="current-password" required autofocus={!!email} />
           <div class="actions">
-            <button type="submit">Sign in</button>
+            <button type="submit">{t('signIn.submit')}</button>
           </div>
         </form>
         <div class="actions">
           <button type="button" class="secondary" data-passkey="sign-in" data-action="/login/passkey" data-return-to={returnTo} data-status="passkey-status" hidden>
-            Sign in with a passkey
+            {t('signIn.passkey')}
           </button>
         </div>
         <p id="passkey-status" aria-live="polite" class="hint" />
         <script src="/assets/passkeys.js" defer />
         <p class="hint">
-          <a href="/forgot-password">Forgot your password?</a>
+          <a href="/forgot-password">{t('signIn.forgot')}</a>
           {signupEnabled ? (
             <>
               {' · '}
-              <a href={signUpHref}>Create an account</a>
+              <a href={signUpHref}>{t('signIn.createAccount')}</a>
             </>
           ) : null}
         </p>
       </div>
     </Layout>
   );
-}
+});

@@ -1,6 +1,7 @@
 import { AppBanner, type AppBannerProps } from '../components/app-banner.js';
 import { CsrfField, Field } from '../components/field.js';
 import { Layout } from '../layout.js';
+import { asPage, useI18n } from '../page-context.js';
 
 export interface SignUpPageProps {
   csrfToken: string;
@@ -13,41 +14,42 @@ export interface SignUpPageProps {
   errors: Partial<Record<'name' | 'email' | 'password', string>>;
 }
 
-export function SignUpPage({ csrfToken, returnTo, app, passwordMinLength, values, errors }: SignUpPageProps) {
+export const SignUpPage = asPage(function SignUpPage({ csrfToken, returnTo, app, passwordMinLength, values, errors }: SignUpPageProps) {
+  const { t } = useI18n();
   const signInHref = returnTo === '/' ? '/login' : `/login?return_to=${encodeURIComponent(returnTo)}`;
   return (
-    <Layout title="Create your account">
+    <Layout title={t('signUp.title')}>
       <div class="card">
-        <h1>Create your account</h1>
+        <h1>{t('signUp.title')}</h1>
         <AppBanner app={app} />
         {Object.keys(errors).length > 0 ? (
           <p class="alert error" role="alert">
-            Please fix the {Object.keys(errors).length === 1 ? 'field' : 'fields'} marked below.
+            {t('signUp.fixFields', { count: Object.keys(errors).length })}
           </p>
         ) : null}
         <form method="post" action="/signup" novalidate>
           <CsrfField token={csrfToken} />
           <input type="hidden" name="return_to" value={returnTo} />
-          <Field id="name" name="name" label="Name" autocomplete="name" required value={values.name} error={errors.name} autofocus={!errors.email && !errors.password} />
-          <Field id="email" name="email" label="Email" type="email" autocomplete="email" required value={values.email} error={errors.email} hint="We send a link to this address to confirm it." />
+          <Field id="name" name="name" label={t('signUp.name')} autocomplete="name" required value={values.name} error={errors.name} autofocus={!errors.email && !errors.password} />
+          <Field id="email" name="email" label={t('signUp.email')} type="email" autocomplete="email" required value={values.email} error={errors.email} hint={t('signUp.emailHint')} />
           <Field
             id="password"
             name="password"
-            label="Password"
+            label={t('signUp.password')}
             type="password"
             autocomplete="new-password"
             required
             error={errors.password}
-            hint={`At least ${passwordMinLength} characters. A few unrelated words make a strong password that is easy to remember.`}
+            hint={t('signUp.passwordHint', { count: passwordMinLength })}
           />
           <div class="actions">
-            <button type="submit">Create account</button>
+            <button type="submit">{t('signUp.submit')}</button>
           </div>
         </form>
         <p class="hint">
-          Already have an account? <a href={signInHref}>Sign in</a>
+          {t('signUp.haveAccount')} <a href={signInHref}>{t('signUp.signIn')}</a>
         </p>
       </div>
     </Layout>
   );
-}
+});

@@ -4,11 +4,12 @@
  */
 import { CsrfField } from '../components/field.js';
 import { Layout } from '../layout.js';
+import { asPage, useI18n } from '../page-context.js';
 
 const PROBLEMS = {
-  wrong: 'That code is not right, or was already used. Try the newest code.',
-  'wrong-recovery': 'That recovery code is not right, or was already used.',
-  throttled: 'Too many failed attempts. Wait a few minutes, then try again.',
+  wrong: 'twoStep.problem.wrong',
+  'wrong-recovery': 'twoStep.problem.wrongRecovery',
+  throttled: 'twoStep.problem.throttled',
 } as const;
 export type TwoStepSignInProblem = keyof typeof PROBLEMS;
 
@@ -28,60 +29,61 @@ export interface TwoStepSignInPageProps {
 }
 
 const STEP_UP_LEADS = {
-  any: 'The app you are signing in to asks for a second step.',
-  passkey: 'The app you are signing in to asks you to confirm with a passkey.',
-  'device-bound passkey': 'The app you are signing in to asks you to confirm with a passkey that cannot leave its device, such as a security key.',
+  any: 'twoStep.stepUp.any',
+  passkey: 'twoStep.stepUp.passkey',
+  'device-bound passkey': 'twoStep.stepUp.deviceBoundPasskey',
 } as const;
 
-export function TwoStepSignInPage({ csrfToken, method, error, hasPasskeys, stepUp, hasApp = true }: TwoStepSignInPageProps) {
+export const TwoStepSignInPage = asPage(function TwoStepSignInPage({ csrfToken, method, error, hasPasskeys, stepUp, hasApp = true }: TwoStepSignInPageProps) {
+  const { t } = useI18n();
   const app = method === 'app';
   const stepUpNeedsPasskey = stepUp === 'passkey' || stepUp === 'device-bound passkey';
   if (stepUpNeedsPasskey || (!hasApp && app)) {
     return (
-      <Layout title="Two-step verification">
+      <Layout title={t('twoStep.title')}>
         <div class="card">
-          <h1>Two-step verification</h1>
-          <p class="lead">{stepUpNeedsPasskey ? STEP_UP_LEADS[stepUp] : 'Confirm it is you with your passkey.'}</p>
+          <h1>{t('twoStep.title')}</h1>
+          <p class="lead">{stepUpNeedsPasskey ? t(STEP_UP_LEADS[stepUp]) : t('twoStep.passkeyLead')}</p>
           {/* The passkey script sends the page's CSRF token with its requests (there is no other form here). */}
           <CsrfField token={csrfToken} />
           <div class="actions">
             <button type="button" data-passkey="second-factor" data-action="/login/two-step/passkey" data-status="passkey-status" hidden>
-              Use a passkey
+              {t('twoStep.usePasskey')}
             </button>
           </div>
           <p id="passkey-status" aria-live="polite" class="hint" />
           <noscript>
-            <p class="hint">Passkeys need JavaScript: turn it on{stepUpNeedsPasskey ? '' : ', or use a recovery code'}.</p>
+            <p class="hint">{stepUpNeedsPasskey ? t('twoStep.noscript') : t('twoStep.noscriptOrRecovery')}</p>
           </noscript>
           <script src="/assets/passkeys.js" defer />
           <p class="hint">
             {stepUpNeedsPasskey ? null : (
               <>
-                <a href="/login/two-step?method=recovery">Use a recovery code</a>
+                <a href="/login/two-step?method=recovery">{t('twoStep.useRecoveryCode')}</a>
                 {' · '}
               </>
             )}
-            <a href="/login">Start over</a>
+            <a href="/login">{t('twoStep.startOver')}</a>
           </p>
         </div>
       </Layout>
     );
   }
   return (
-    <Layout title="Two-step verification">
+    <Layout title={t('twoStep.title')}>
       <div class="card">
-        <h1>Two-step verification</h1>
-        {stepUp ? <p>{STEP_UP_LEADS[stepUp]}</p> : null}
-        <p class="lead">{app ? 'Enter the 6-digit code from your authenticator app.' : 'Enter one of your recovery codes. Each code works once.'}</p>
+        <h1>{t('twoStep.title')}</h1>
+        {stepUp ? <p>{t(STEP_UP_LEADS[stepUp])}</p> : null}
+        <p class="lead">{app ? t('twoStep.appLead') : t('twoStep.recoveryLead')}</p>
         {error ? (
           <p class="alert error" role="alert" id="two-step-error">
-            {PROBLEMS[error]}
+            {t(PROBLEMS[error])}
           </p>
         ) : null}
         <form method="post" action="/login/two-step" novalidate>
           <CsrfField token={csrfToken} />
           <input type="hidden" name="method" value={method} />
-          <label for="code">{app ? '6-digit code' : 'Recovery code'}</label>
+          <label for="code">{app ? t('twoStep.appLabel') : t('twoStep.recoveryLabel')}</label>
           <input
             id="code"
             name="code"
@@ -95,14 +97,14 @@ export function TwoStepSignInPage({ csrfToken, method, error, hasPasskeys, stepU
             aria-invalid={error ? 'true' : undefined}
           />
           <div class="actions">
-            <button type="submit">Verify</button>
+            <button type="submit">{t('twoStep.submit')}</button>
           </div>
         </form>
         {hasPasskeys ? (
           <>
             <div class="actions">
               <button type="button" class="secondary" data-passkey="second-factor" data-action="/login/two-step/passkey" data-status="passkey-status" hidden>
-                Use a passkey
+                {t('twoStep.usePasskey')}
               </button>
             </div>
             <p id="passkey-status" aria-live="polite" class="hint" />
@@ -110,11 +112,11 @@ export function TwoStepSignInPage({ csrfToken, method, error, hasPasskeys, stepU
           </>
         ) : null}
         <p class="hint">
-          {app ? <a href="/login/two-step?method=recovery">Use a recovery code</a> : <a href="/login/two-step">{hasApp ? 'Use your authenticator app' : 'Use your passkey'}</a>}
+          {app ? <a href="/login/two-step?method=recovery">{t('twoStep.useRecoveryCode')}</a> : <a href="/login/two-step">{hasApp ? t('twoStep.useApp') : t('twoStep.usePasskeyInstead')}</a>}
           {' · '}
-          <a href="/login">Start over</a>
+          <a href="/login">{t('twoStep.startOver')}</a>
         </p>
       </div>
     </Layout>
   );
-}
+});

@@ -1,6 +1,6 @@
 import { CsrfField } from '../components/field.js';
 import { Layout } from '../layout.js';
-import { BrandName } from '../page-context.js';
+import { asPage, useBrandName, useI18n } from '../page-context.js';
 import { MessagePage } from './message-page.js';
 
 export interface VerifyEmailPageProps {
@@ -13,44 +13,47 @@ export interface VerifyEmailPageProps {
  * The link in the mail opens this page, and the button confirms. The link is not used on GET because mail
  * scanners and link previews fetch links by themselves, which would use up a single-use link.
  */
-export function VerifyEmailPage({ csrfToken, token, email }: VerifyEmailPageProps) {
+export const VerifyEmailPage = asPage(function VerifyEmailPage({ csrfToken, token, email }: VerifyEmailPageProps) {
+  const { t, rich } = useI18n();
   return (
-    <Layout title="Confirm your email address">
+    <Layout title={t('verify.title')}>
       <div class="card">
-        <h1>Confirm your email address</h1>
-        <p>
-          Confirm that <strong>{email}</strong> is your email address.
-        </p>
+        <h1>{t('verify.title')}</h1>
+        <p>{rich('verify.lead', { email: <strong>{email}</strong> })}</p>
         <form method="post" action="/verify-email">
           <CsrfField token={csrfToken} />
           <input type="hidden" name="token" value={token} />
           <div class="actions">
-            <button type="submit">Confirm email address</button>
+            <button type="submit">{t('verify.submit')}</button>
           </div>
         </form>
       </div>
     </Layout>
   );
-}
+});
 
 /** After the confirm button: the address is verified. */
-export function EmailConfirmedPage({ email, signedIn }: { email: string; signedIn: boolean }) {
+export const EmailConfirmedPage = asPage(function EmailConfirmedPage({ email, signedIn }: { email: string; signedIn: boolean }) {
+  const { t, rich } = useI18n();
+  const brand = useBrandName();
   return (
-    <MessagePage title="Email address confirmed" tone="ok" signedIn={signedIn} action={signedIn ? { href: '/account', label: 'Go to your account' } : { href: '/login', label: 'Sign in' }}>
-      <p>
-        Thank you: <strong>{email}</strong> is confirmed. Applications you sign in to with <BrandName /> will see it as verified.
-      </p>
+    <MessagePage
+      title={t('verify.done.title')}
+      tone="ok"
+      signedIn={signedIn}
+      action={signedIn ? { href: '/account', label: t('verify.account') } : { href: '/login', label: t('verify.signIn') }}
+    >
+      <p>{rich('verify.done.text', { email: <strong>{email}</strong>, brand })}</p>
     </MessagePage>
   );
-}
+});
 
 /** A confirmation link that expired, was used, or belongs to an address the account no longer has. */
-export function EmailLinkNotUsablePage({ signedIn }: { signedIn: boolean }) {
+export const EmailLinkNotUsablePage = asPage(function EmailLinkNotUsablePage({ signedIn }: { signedIn: boolean }) {
+  const { t } = useI18n();
   return (
-    <MessagePage title="This link no longer works" tone="error" signedIn={signedIn} action={{ href: '/account', label: 'Go to your account' }}>
-      <p>
-        The link has expired or was already used. {signedIn ? 'Ask for a new one on your account page.' : 'Sign in and ask for a new one on your account page.'}
-      </p>
+    <MessagePage title={t('verify.expired.title')} tone="error" signedIn={signedIn} action={{ href: '/account', label: t('verify.account') }}>
+      <p>{signedIn ? t('verify.expired.signedIn') : t('verify.expired.signedOut')}</p>
     </MessagePage>
   );
-}
+});
