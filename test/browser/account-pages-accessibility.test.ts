@@ -1,5 +1,6 @@
 /**
- * The account page, error pages and a branded Latch in Chromium at desktop and phone widths (issue 19 item 9):
+ * The account page, error pages, the home page, sign-in from an app, consent and a branded Latch in Chromium at
+ * desktop and phone widths (issue 19 item 9):
  * axe-core finds no violation and no "needs review" item of serious or critical impact, and nothing is wider
  * than the screen. The pages are saved under test-artifacts/screenshots/account-a11y-*.png for people to look at.
  */
