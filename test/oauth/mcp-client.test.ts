@@ -3,12 +3,18 @@
  * client, with its OAuth client provider, connects to a small MCP server that trusts Latch as its authorization
  * server. The MCP server publishes its protected resource metadata (RFC 9728) and verifies every request's token as
  * an RFC 9068 JWT against Latch's JWKS with jose; its resource is registered in Latch with `latch resource create`.
- * The SDK does the rest as it would for any MCP server: discovery (RFC 9728, RFC 8414), dynamic client registration
- * (RFC 7591, LATCH_REGISTRATION=open), PKCE, `resource` (RFC 8707) at the authorization and token requests; the
- * person signs in and allows on Latch's consent page (a real HTTP session), and the tool call carries the token.
+ * The SDK does the rest as it would for any MCP server: discovery (RFC 9728, RFC 8414), a client_id by dynamic client
+ * registration (RFC 7591, LATCH_REGISTRATION=open) or as the https URL of a Client ID Metadata Document (LATCH_CIMD=1),
+ * PKCE, `resource` (RFC 8707) at the authorization and token requests; the person signs in and allows on Latch's
+ * consent page (a real HTTP session), and the tool call carries the token.
  */
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer as createHttpsServer } from 'node:https';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
@@ -28,6 +34,8 @@ const CALLBACK = 'http://127.0.0.1:48123/callback';
 
 /** The SDK's OAuth client provider, as an MCP host implements it: everything in memory; the browser step recorded. */
 class InMemoryProvider implements OAuthClientProvider {
+  /** With a URL: the SDK uses it as client_id (a Client ID Metadata Document) where the server supports them. */
+  constructor(readonly clientMetadataUrl?: string) {}
   information: OAuthClientInformationMixed | undefined;
   saved: OAuthTokens | undefined;
   verifier = '';
@@ -150,6 +158,37 @@ async function startMcpServer(latchIssuer: () => string): Promise<McpTestServer>
   return { url: `${base}/mcp`, resource: `${base}/mcp`, server, refusals };
 }
 
+/** An https server on 127.0.0.1 with a throwaway self-signed certificate, serving one client metadata document. */
+async function startDocumentServer(document: (url: string) => Record<string, unknown>): Promise<{ url: string; host: string; fetches: () => number; close: () => Promise<void> }> {
+  const dir = mkdtempSync(join(tmpdir(), 'latch-mcp-cimd-'));
+  const generated = spawnSync(
+    'openssl',
+    ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-days', '1', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem')],
+    { encoding: 'utf8' },
+  );
+  assert.equal(generated.status, 0, generated.stderr);
+  let fetches = 0;
+  let url = '';
+  const server = createHttpsServer({ key: readFileSync(join(dir, 'key.pem')), cert: readFileSync(join(dir, 'cert.pem')) }, (request, response) => {
+    if (request.url !== '/oauth/client.json') return void response.writeHead(404).end();
+    fetches++;
+    response.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'max-age=300' });
+    response.end(JSON.stringify(document(url)));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const host = `127.0.0.1:${(server.address() as AddressInfo).port}`;
+  url = `https://${host}/oauth/client.json`;
+  return {
+    url,
+    host,
+    fetches: () => fetches,
+    close: async () => {
+      await new Promise((resolve) => server.close(resolve));
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
 describe('the MCP TypeScript SDK as a client of an MCP server that trusts Latch', () => {
   let latch: TestServer;
   let mcp: McpTestServer;
@@ -158,7 +197,9 @@ describe('the MCP TypeScript SDK as a client of an MCP server that trusts Latch'
   before(async () => {
     let issuer = '';
     mcp = await startMcpServer(() => issuer);
-    latch = await startTestServer({ env: { LATCH_REGISTRATION: 'open' } });
+    // Both ways an MCP client can get a client_id: dynamic registration and metadata documents (development mode,
+    // so that Latch fetches a document from 127.0.0.1).
+    latch = await startTestServer({ env: { LATCH_REGISTRATION: 'open', LATCH_CIMD: '1', LATCH_DEV_MODE: '1' } });
     issuer = latch.baseUrl;
     const created = await latch.createUser();
     user = { email: created.user.email, password: created.password, id: created.user.id };
@@ -174,18 +215,20 @@ describe('the MCP TypeScript SDK as a client of an MCP server that trusts Latch'
     await new Promise((resolve) => mcp?.server.close(resolve));
   });
 
-  test('discovery, registration, PKCE, resource, consent, and a tool call with a JWT the MCP server verifies', async () => {
-    const provider = new InMemoryProvider();
-
-    // 1. The first connection meets 401: the SDK discovers, registers and sends the person to Latch.
+  /**
+   * The whole way, as an MCP host goes it: connect (401), discovery, a client_id, the person at Latch, the code
+   * exchanged, connect again with the token, a tool call. Returns the consent page's text.
+   */
+  async function connectAndCallTool(provider: InMemoryProvider): Promise<string> {
+    // 1. The first connection meets 401: the SDK discovers, gets a client_id and sends the person to Latch.
     const first = new Client({ name: 'mcp-test-host', version: '1.0.0' });
     await assert.rejects(first.connect(new StreamableHTTPClientTransport(new URL(mcp.url), { authProvider: provider })), UnauthorizedError);
-    assert.ok(provider.information?.client_id, 'the SDK registered itself (RFC 7591)');
-    assert.equal((provider.information as { token_endpoint_auth_method?: string }).token_endpoint_auth_method, 'none');
+    assert.ok(provider.information?.client_id, 'the SDK has a client_id');
     const authorizationUrl = provider.authorizationUrl;
     assert.ok(authorizationUrl, 'the SDK asked to open the authorization URL');
     assert.equal(authorizationUrl.origin, latch.baseUrl);
     assert.equal(authorizationUrl.pathname, '/oauth2/authorize');
+    assert.equal(authorizationUrl.searchParams.get('client_id'), provider.information.client_id);
     assert.equal(authorizationUrl.searchParams.get('resource'), mcp.resource, 'RFC 8707 resource, from the protected resource metadata');
     assert.equal(authorizationUrl.searchParams.get('code_challenge_method'), 'S256');
     assert.match(authorizationUrl.searchParams.get('scope') ?? '', /\bmcp:tools\b/);
@@ -197,7 +240,7 @@ describe('the MCP TypeScript SDK as a client of an MCP server that trusts Latch'
     assert.equal(page.status, 200, page.body.slice(0, 300));
     const text = pageText(page.body);
     assert.match(text, /MCP Test Host/);
-    assert.match(text, /Unverified app/, 'a self-registered app is marked');
+    assert.match(text, /Unverified app/, 'an app nobody registered by hand is marked');
     assert.match(text, /Access to Notes MCP server/);
     const back = await decide(browser, latch.baseUrl, page, 'allow');
     const callback = new URL(back.headers.get('location') ?? '');
@@ -224,6 +267,41 @@ describe('the MCP TypeScript SDK as a client of an MCP server that trusts Latch'
     const content = result.content as Array<{ type: string; text: string }>;
     assert.deepEqual(JSON.parse(content[0]!.text), { sub: String(user.id), client_id: provider.information?.client_id, scopes: ['mcp:tools'] });
     await client.close();
+    return text;
+  }
+
+  test('dynamic registration: discovery, registration, PKCE, resource, consent, and a tool call with a JWT the MCP server verifies', async () => {
+    const provider = new InMemoryProvider();
+    const consent = await connectAndCallTool(provider);
+    assert.equal((provider.information as { token_endpoint_auth_method?: string }).token_endpoint_auth_method, 'none', 'registered itself as a public client (RFC 7591)');
+    assert.doesNotMatch(provider.information!.client_id, /^https:/);
+    assert.match(consent, /registered itself/);
+  });
+
+  test('a Client ID Metadata Document: the SDK uses its https URL as client_id, Latch fetches it, the rest as above', async () => {
+    const document = await startDocumentServer((url) => ({
+      client_id: url,
+      client_name: 'MCP Test Host',
+      redirect_uris: [CALLBACK],
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none',
+    }));
+    // Test only, this process only, while this test runs: Latch's fetch of the document trusts the test's
+    // self-signed certificate (the SDK insists on https for a metadata document URL).
+    const previous = process.env.NODE_TLS_REJECT_UNAUTHORIZED;
+    process.env.NODE_TLS_REJECT_UNAUTHORIZED = '0';
+    try {
+      const provider = new InMemoryProvider(document.url);
+      const consent = await connectAndCallTool(provider);
+      assert.equal(provider.information?.client_id, document.url, 'no registration: the document URL is the client_id');
+      assert.match(consent, new RegExp(`described by ${document.host.replace(/\./g, '\\.')}`));
+      assert.ok(document.fetches() >= 1, 'Latch fetched the document');
+    } finally {
+      if (previous === undefined) delete process.env.NODE_TLS_REJECT_UNAUTHORIZED;
+      else process.env.NODE_TLS_REJECT_UNAUTHORIZED = previous;
+      await document.close();
+    }
   });
 
   test('the MCP server refuses a request without a token (pointing to its metadata, RFC 9728 §5.1) and an opaque Latch token', async () => {
