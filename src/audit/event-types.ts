@@ -108,6 +108,10 @@ export const AUDIT_EVENT_TYPES = {
   'registration_token.created': 'Registration token created',
   /** `latch registration-token revoke`; details: token_id. */
   'registration_token.revoked': 'Registration token revoked',
+  /** `latch resource create` (an API, RFC 8707); details: resource (its identifier), scope (what it defines), via. */
+  'resource.created': 'API registered',
+  /** `latch resource delete`; details: resource, via. */
+  'resource.deleted': 'API deleted',
 } as const;
 
 export type AuditEventType = keyof typeof AUDIT_EVENT_TYPES;

@@ -4,6 +4,7 @@
  * gets a JWT access token (RFC 9068) whose audience is its identifier, with the granted scopes it defines.
  */
 import { parseArgs } from 'node:util';
+import { recordCommandLineEvent } from '../audit/audit-log.js';
 import { resourceIdentifierProblem, resourceScopeProblem } from '../oauth/request/resource.js';
 import type { ResourceServer, Storage } from '../storage/storage.js';
 import { printFields, printJson, UsageError } from './output.js';
@@ -48,6 +49,7 @@ export async function runResourceCommand(args: string[], storage: Storage): Prom
       if (name === '' || name.length > 100) throw new UsageError('--name must be 1 to 100 characters');
       const resource: ResourceServer = { identifier, name, scope, createdAt: new Date() };
       if (!(await storage.resourceServers.insert(resource))) throw new UsageError(`An API with identifier ${identifier} is registered already (see latch resource list)`);
+      await recordCommandLineEvent(storage, { type: 'resource.created', details: { resource: identifier, scope } });
       if (values.json) printJson(describe(resource));
       else printFields(describe(resource));
       return;
@@ -63,6 +65,7 @@ export async function runResourceCommand(args: string[], storage: Storage): Prom
       const identifier = positionals[0];
       if (!identifier) throw new UsageError('latch resource delete needs the URL of the API (see latch resource list)');
       if (!(await storage.resourceServers.delete(identifier))) throw new UsageError(`No API with identifier ${identifier}`);
+      await recordCommandLineEvent(storage, { type: 'resource.deleted', details: { resource: identifier } });
       process.stdout.write(`Deleted ${identifier}: new tokens for it are refused (invalid_target); JWTs issued already stay valid until they expire.\n`);
       return;
     }

@@ -479,6 +479,16 @@ for (const database of ['sqlite', 'postgres'] as const) {
       assert.deepEqual(of('registration_token.revoked')?.details, { token_id: id, via: 'cli' });
     });
 
+    test('the command line: an API (resource server) registered and deleted', async () => {
+      const identifier = 'https://audit-api.example.com/v1';
+      assert.equal((await cli(['resource', 'create', '--identifier', identifier, '--scope', 'audit:read'])).code, 0);
+      assert.equal((await cli(['resource', 'delete', identifier])).code, 0);
+      const events = await server.storage.auditEvents.list({ typePrefix: 'resource.', limit: 1000 });
+      const of = (type: string) => events.find((event) => event.type === type && event.details?.resource === identifier);
+      assert.deepEqual(of('resource.created')?.details, { resource: identifier, scope: ['audit:read'], via: 'cli' });
+      assert.deepEqual(of('resource.deleted')?.details, { resource: identifier, via: 'cli' });
+    });
+
     test('the admin console: the role from the command line, then an administrator’s actions on an account, each with the administrator as actor', async () => {
       const adminPassword = `admin password ${randomBytes(6).toString('hex')}`;
       credentials.push(adminPassword);
