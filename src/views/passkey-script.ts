@@ -70,6 +70,12 @@ export const PASSKEY_SCRIPT = `
     };
   }
   var waiting = null;
+  // The page's words in its language (components/passkey-status.tsx), English when it gives none; the server's
+  // reasons are English, so another language shows its own words instead.
+  var serverWords = (document.documentElement.getAttribute('lang') || 'en') === 'en';
+  function words(status, name, english) {
+    return (status && status.getAttribute('data-say-' + name)) || english;
+  }
   function cancelWaiting() {
     if (waiting) { waiting.abort(); waiting = null; }
   }
@@ -105,7 +111,7 @@ export const PASSKEY_SCRIPT = `
         if (controller.signal.aborted) return;
         waiting = null;
         var status = document.getElementById(button.getAttribute('data-status'));
-        if (status) status.textContent = (error && error.message) || 'The passkey could not be used. Try again.';
+        if (status) status.textContent = (serverWords && error && error.message) || words(status, 'failed', 'The passkey could not be used. Try again.');
       });
     }, function () {});
   }
@@ -115,7 +121,7 @@ export const PASSKEY_SCRIPT = `
     button.hidden = false;
     if (!window.PublicKeyCredential || !navigator.credentials) {
       button.disabled = true;
-      say('This browser cannot use passkeys. Use your password instead.');
+      say(words(status, 'unsupported', 'This browser cannot use passkeys. Use your password instead.'));
       return;
     }
     say('');
@@ -132,7 +138,7 @@ export const PASSKEY_SCRIPT = `
       var returnTo = button.getAttribute('data-return-to');
       if (returnTo) extra.return_to = returnTo;
       button.disabled = true;
-      say('Follow your browser’s prompt…');
+      say(words(status, 'prompt', 'Follow your browser’s prompt…'));
       post(base + '/options', csrf, {}).then(function (options) {
         if (kind === 'register') {
           var publicKey = Object.assign({}, options, {
@@ -149,7 +155,7 @@ export const PASSKEY_SCRIPT = `
         window.location.assign(answer.redirect);
       }, function (error) {
         button.disabled = false;
-        say(error && error.name === 'NotAllowedError' ? 'The passkey prompt was closed or timed out. Try again.' : (error && error.message) || 'Something went wrong. Try again.');
+        say(error && error.name === 'NotAllowedError' ? words(status, 'closed', 'The passkey prompt was closed or timed out. Try again.') : (serverWords && error && error.message) || words(status, 'failed', 'Something went wrong. Try again.'));
       });
     });
   });

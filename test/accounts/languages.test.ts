@@ -228,7 +228,7 @@ describe('languages', () => {
     assertGerman(await browser.request(`${server.baseUrl}/reset-password?token=unknown`), 'reset link that no longer works');
   });
 
-  test('error pages, the sign-out pages and the device page in German', async () => {
+  test('the start page, error pages, the sign-out pages and the device page in German', async () => {
     const browser = new LanguageBrowser('de');
     const unknownApp = await browser.request(authorizeUrl(server.baseUrl, { ...flowParams({}), client_id: 'no-such-app' }));
     assert.equal(unknownApp.status, 400);
@@ -238,8 +238,10 @@ describe('languages', () => {
     assert.equal(notFound.status, 404);
     assertGerman(notFound, 'page not found');
 
+    assertGerman(await browser.request(`${server.baseUrl}/`), 'start page, signed out');
     const { user, password } = await server.createUser({ email: 'logout-de@example.com' });
     await signedIn(browser, user.email, password);
+    assertGerman(await browser.request(`${server.baseUrl}/`), 'start page, signed in');
     const device = await browser.request(`${server.baseUrl}/device`);
     assertGerman(device, 'device');
     const wrongCode = await browser.request(`${server.baseUrl}/device`, { form: { _csrf: inputValue(device.body, '_csrf'), user_code: 'BCDF-GHJK' } });

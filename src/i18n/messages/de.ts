@@ -214,6 +214,19 @@ export const de: Catalogue = {
   'verify.expired.signedIn': 'Der Link ist abgelaufen oder wurde schon verwendet. Fordern Sie auf Ihrer Kontoseite einen neuen an.',
   'verify.expired.signedOut': 'Der Link ist abgelaufen oder wurde schon verwendet. Melden Sie sich an und fordern Sie auf Ihrer Kontoseite einen neuen an.',
 
+  'passkey.unsupported': 'Dieser Browser kann keine Passkeys verwenden. Melden Sie sich mit Ihrem Passwort an.',
+  'passkey.prompt': 'Folgen Sie den Anweisungen Ihres Browsers …',
+  'passkey.closed': 'Die Passkey-Abfrage wurde geschlossen oder ist abgelaufen. Versuchen Sie es noch einmal.',
+  'passkey.failed': 'Der Passkey konnte nicht verwendet werden. Versuchen Sie es noch einmal.',
+
+  'home.signedInAs': 'Angemeldet als {name} ({email}).',
+  'home.account': 'Ihr Konto',
+  'home.developer': 'Entwicklerkonsole',
+  'home.signOut': 'Abmelden',
+  'home.lead': 'Melden Sie sich einmal an und verwenden Sie Ihr Konto bei jeder Anwendung, die „Mit {brand} anmelden“ anbietet.',
+  'home.signIn': 'Anmelden',
+  'home.createAccount': 'Konto erstellen',
+
   'mail.hello': 'Hallo {name},',
   'mail.verify.subject': 'Bestätigen Sie Ihre E-Mail-Adresse für {brand}',
   'mail.verify.open': 'Bestätigen Sie, dass dies Ihre E-Mail-Adresse ist, indem Sie diesen Link öffnen:',

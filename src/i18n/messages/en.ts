@@ -232,6 +232,21 @@ export const en = {
   'verify.expired.signedIn': 'The link has expired or was already used. Ask for a new one on your account page.',
   'verify.expired.signedOut': 'The link has expired or was already used. Sign in and ask for a new one on your account page.',
 
+  // The passkey script's words (components/passkey-status.tsx).
+  'passkey.unsupported': 'This browser cannot use passkeys. Use your password instead.',
+  'passkey.prompt': 'Follow your browser’s prompt…',
+  'passkey.closed': 'The passkey prompt was closed or timed out. Try again.',
+  'passkey.failed': 'The passkey could not be used. Try again.',
+
+  // The start page (pages/home-page.tsx).
+  'home.signedInAs': 'Signed in as {name} ({email}).',
+  'home.account': 'Your account',
+  'home.developer': 'Developer console',
+  'home.signOut': 'Sign out',
+  'home.lead': 'Sign in once, and use your account with every application that offers “Sign in with {brand}”.',
+  'home.signIn': 'Sign in',
+  'home.createAccount': 'Create an account',
+
   // Mails (mail/messages.ts): plain text.
   'mail.hello': 'Hello {name},',
   'mail.verify.subject': 'Confirm your email address for {brand}',

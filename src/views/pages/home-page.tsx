@@ -1,6 +1,6 @@
 import { PostButton } from '../components/post-button.js';
 import { Layout } from '../layout.js';
-import { BrandName } from '../page-context.js';
+import { asPage, useBrandName, useI18n } from '../page-context.js';
 
 export interface HomePageProps {
   user: { name: string; email: string } | null;
@@ -8,38 +8,36 @@ export interface HomePageProps {
   signupEnabled?: boolean;
 }
 
-export function HomePage({ user, csrfToken, signupEnabled }: HomePageProps) {
+export const HomePage = asPage(function HomePage({ user, csrfToken, signupEnabled }: HomePageProps) {
+  const { t, rich } = useI18n();
+  const brand = useBrandName();
   return (
     <Layout title={(brandName) => brandName} signedIn={!!user}>
       <div class="card">
-        <h1>
-          <BrandName />
-        </h1>
+        <h1>{brand}</h1>
         {user ? (
           <>
-            <p>
-              Signed in as <strong>{user.name}</strong> ({user.email}).
-            </p>
+            <p>{rich('home.signedInAs', { name: <strong>{user.name}</strong>, email: user.email })}</p>
             <div class="actions">
               <a class="button" href="/account">
-                Your account
+                {t('home.account')}
               </a>
               <a class="button secondary" href="/developer">
-                Developer console
+                {t('home.developer')}
               </a>
             </div>
-            <PostButton action="/logout" csrfToken={csrfToken} label="Sign out" />
+            <PostButton action="/logout" csrfToken={csrfToken} label={t('home.signOut')} />
           </>
         ) : (
           <>
-            <p>Sign in once, and use your account with every application that offers “Sign in with <BrandName />”.</p>
+            <p>{t('home.lead', { brand })}</p>
             <div class="actions">
               <a class="button" href="/login">
-                Sign in
+                {t('home.signIn')}
               </a>
               {signupEnabled ? (
                 <a class="button secondary" href="/signup">
-                  Create an account
+                  {t('home.createAccount')}
                 </a>
               ) : null}
             </div>
@@ -48,4 +46,4 @@ export function HomePage({ user, csrfToken, signupEnabled }: HomePageProps) {
       </div>
     </Layout>
   );
-}
+});

@@ -2,6 +2,7 @@ import { CsrfField } from '../components/field.js';
 import { Notice } from '../components/notice.js';
 import { AppBanner, type AppBannerProps } from '../components/app-banner.js';
 import { Layout } from '../layout.js';
+import { PasskeyStatus } from '../components/passkey-status.js';
 import { asPage, useBrandName, useI18n } from '../page-context.js';
 
 /** What the sign-in page confirms, chosen by its key (`?notice=password-reset`): no text comes from the URL. */
@@ -79,7 +80,7 @@ export const SignInPage = asPage(function SignInPage({ csrfToken, returnTo, emai
             {t('signIn.passkey')}
           </button>
         </div>
-        <p id="passkey-status" aria-live="polite" class="hint" />
+        <PasskeyStatus />
         <script src="/assets/passkeys.js" defer />
         <p class="hint">
           <a href="/forgot-password">{t('signIn.forgot')}</a>

@@ -4,6 +4,7 @@
  */
 import { CsrfField } from '../components/field.js';
 import { Layout } from '../layout.js';
+import { PasskeyStatus } from '../components/passkey-status.js';
 import { asPage, useI18n } from '../page-context.js';
 
 const PROBLEMS = {
@@ -51,7 +52,7 @@ export const TwoStepSignInPage = asPage(function TwoStepSignInPage({ csrfToken, 
               {t('twoStep.usePasskey')}
             </button>
           </div>
-          <p id="passkey-status" aria-live="polite" class="hint" />
+          <PasskeyStatus />
           <noscript>
             <p class="hint">{stepUpNeedsPasskey ? t('twoStep.noscript') : t('twoStep.noscriptOrRecovery')}</p>
           </noscript>
@@ -107,7 +108,7 @@ export const TwoStepSignInPage = asPage(function TwoStepSignInPage({ csrfToken, 
                 {t('twoStep.usePasskey')}
               </button>
             </div>
-            <p id="passkey-status" aria-live="polite" class="hint" />
+            <PasskeyStatus />
             <script src="/assets/passkeys.js" defer />
           </>
         ) : null}
