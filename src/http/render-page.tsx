@@ -10,7 +10,8 @@ import { OAuthError, type PageError } from '../errors.js';
 import { pageContentSecurityPolicy } from './security-headers.js';
 import { DEFAULT_PAGE_FRAME } from './page-frame.js';
 import { ErrorPage, type ErrorPageProps } from '../views/pages/error-page.js';
-import { PageContextProvider } from '../views/page-context.js';
+import { isTranslatedPage, PageContextProvider } from '../views/page-context.js';
+import { DEFAULT_LOCALE } from '../i18n/locales.js';
 import { asSentence } from '../views/format.js';
 import { translator, type Translator } from '../i18n/translator.js';
 import type { MessageKey } from '../i18n/messages/index.js';
@@ -23,7 +24,8 @@ export interface RenderOptions {
 
 export function renderPage(reply: FastifyReply, page: VNode, options: RenderOptions = {}): FastifyReply {
   const frame = reply.server.pageFrame ?? DEFAULT_PAGE_FRAME;
-  const i18n = translator(pageLocale(reply.request));
+  // A page not translated yet is English throughout (views/page-context.ts isTranslatedPage).
+  const i18n = translator(isTranslatedPage(page) ? pageLocale(reply.request) : DEFAULT_LOCALE);
   const context = { brand: frame.brand, stylesheetHref: frame.stylesheetHref, signedIn: reply.request.browserSignedIn, isAdmin: reply.request.browserIsAdmin, i18n };
   return reply
     .header('content-language', i18n.locale)

@@ -16,7 +16,10 @@ export interface Translator {
   t(key: MessageKey, params?: Params): string;
   /** The message split at its placeholders, each filled with the component's element or text. */
   rich(key: MessageKey, parts: Readonly<Record<string, ComponentChild>>): ComponentChild[];
-  /** "25 Nov 2026, 14:05 UTC" / "25.11.2026, 14:05 UTC": in UTC, said so, as Latch's times always were. */
+  /**
+   * In UTC, said so, as Latch's times always were: English keeps its unambiguous "2026-11-25 14:05 UTC"
+   * (views/format.ts formatTime); another language is written by Intl.DateTimeFormat ("25.11.2026, 14:05 UTC").
+   */
   dateTime(date: Date): string;
   /** "in 10 minutes", "vor 3 Tagen". */
   relativeTime(date: Date, now: Date): string;
@@ -51,7 +54,7 @@ export function translator(locale: Locale = DEFAULT_LOCALE): Translator {
       if (value === undefined) return missing(name);
       return typeof value === 'number' ? numbers.format(value) : value;
     });
-  const dateTimes = new Intl.DateTimeFormat(locale, { dateStyle: 'medium', timeStyle: 'short', timeZone: 'UTC', hourCycle: locale === 'en' ? 'h23' : undefined });
+  const dateTimes = new Intl.DateTimeFormat(locale, { dateStyle: 'medium', timeStyle: 'short', timeZone: 'UTC' });
   const relative = new Intl.RelativeTimeFormat(locale, { numeric: 'auto' });
   const made: Translator = {
     locale,
@@ -70,7 +73,7 @@ export function translator(locale: Locale = DEFAULT_LOCALE): Translator {
       if (last < text.length) out.push(text.slice(last));
       return out;
     },
-    dateTime: (date) => `${dateTimes.format(date)} UTC`,
+    dateTime: (date) => (locale === 'en' ? `${date.toISOString().slice(0, 16).replace('T', ' ')} UTC` : `${dateTimes.format(date)} UTC`),
     relativeTime(date, now) {
       const seconds = Math.round((date.getTime() - now.getTime()) / 1000);
       const abs = Math.abs(seconds);

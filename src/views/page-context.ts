@@ -74,7 +74,25 @@ export function useI18n(): Translator {
  * route code can keep calling `SignInPage({ … })` and get the element renderPage renders inside the context.
  */
 export function asPage<P extends object>(page: FunctionComponent<P>): (props: P) => VNode {
-  return (props) => h(page, props) as VNode;
+  const render = (props: P) => h(page, props) as VNode;
+  TRANSLATED_PAGES.add(page).add(render);
+  return render;
+}
+
+/**
+ * The pages written with the catalogue (asPage, or marked here): only they are rendered in the person's
+ * language. Any other page is English throughout, its frame and `<html lang>` included, so that no page is half
+ * in one language and half in another (README "Languages").
+ */
+const TRANSLATED_PAGES = new WeakSet<object>();
+
+export function translatedPage<T extends object>(page: T): T {
+  TRANSLATED_PAGES.add(page);
+  return page;
+}
+
+export function isTranslatedPage(page: VNode): boolean {
+  return typeof page.type === 'function' && TRANSLATED_PAGES.has(page.type);
 }
 
 /** The operator's product name, for pages that name it ("Sign in to Acme"). */

@@ -258,4 +258,18 @@ describe('languages', () => {
     assertGerman(done, 'signed out');
     assert.match(pageText(done.body), /Sie sind abgemeldet/);
   });
+
+  test('a page not translated yet is English throughout, its frame and <html lang> included', async () => {
+    const { user, password } = await server.createUser({ email: 'untranslated@example.com' });
+    const browser = new LanguageBrowser('de');
+    await signedIn(browser, user.email, password);
+    for (const path of ['/account', '/developer', '/account/two-step']) {
+      const page = await browser.request(`${server.baseUrl}${path}`);
+      assert.equal(page.status, 200, path);
+      assert.equal(htmlLang(page), 'en', path);
+      assert.equal(page.headers.get('content-language'), 'en', path);
+      assert.match(page.body, /Skip to content/, path);
+      assert.doesNotMatch(page.body, /Zum Inhalt springen|Konto|Entwickler/, path);
+    }
+  });
 });

@@ -1,5 +1,5 @@
 import { Layout } from '../layout.js';
-import { useI18n, usePageContext } from '../page-context.js';
+import { translatedPage, useI18n, usePageContext } from '../page-context.js';
 
 export interface ErrorPageProps {
   /** What happened, in a few words ("Page not found"). */
@@ -17,7 +17,7 @@ export interface ErrorPageProps {
  * start page, and the account (or sign-in). The request id is there for support and for the app's developer:
  * the technical reason is logged with it and listed in the app's failed requests in the developer console.
  */
-export function ErrorPage({ heading, description, requestId, app }: ErrorPageProps) {
+export const ErrorPage = translatedPage(function ErrorPage({ heading, description, requestId, app }: ErrorPageProps) {
   const { signedIn } = usePageContext();
   const { t, rich } = useI18n();
   return (
@@ -45,4 +45,4 @@ export function ErrorPage({ heading, description, requestId, app }: ErrorPagePro
       </div>
     </Layout>
   );
-}
+});
