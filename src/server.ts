@@ -90,6 +90,8 @@ export async function deleteExpiredRecords(
   // "Client ID Metadata Documents"): many URLs can describe clients, and they should not pile up.
   await inBatches((limit) => storage.clients.deleteUnusedMetadataDocumentClients(seconds(UNUSED_METADATA_DOCUMENT_SECONDS), limit), batchRows);
   await inBatches((limit) => storage.webhookDeliveries.deleteFinishedBefore(seconds(WEBHOOK_DELIVERY_RETENTION_SECONDS), limit), batchRows);
+  // The APIs (RFC 8707) a grant named, once no code or refresh token of it can still ask for them.
+  await inBatches((limit) => storage.resourceServers.deleteEndedGrantResources(seconds(CODE_RETENTION_SECONDS), now, limit), batchRows);
 }
 
 export interface StartServerOptions {

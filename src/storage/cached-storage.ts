@@ -49,6 +49,7 @@ export const METHOD_EFFECTS: MethodEffects = {
     // Its tokens, consents and codes go with it (cascade).
     delete: 'invalidates',
     deleteUnusedRegistrations: 'invalidates',
+    countUnusedRegistrations: 'read',
     deleteUnusedMetadataDocumentClients: 'invalidates',
     // A column no cached answer carries (Client has no first use).
     markUsed: 'keeps cached reads',
@@ -141,7 +142,7 @@ export const METHOD_EFFECTS: MethodEffects = {
   },
   // Read at authorization and token requests for a resource only (RFC 8707), from the database: a resource deleted
   // with `latch resource delete` is refused at once.
-  resourceServers: { insert: 'keeps cached reads', list: 'read', findMany: 'read', delete: 'keeps cached reads', recordGrantResources: 'keeps cached reads', listGrantResources: 'read' },
+  resourceServers: { insert: 'keeps cached reads', list: 'read', findMany: 'read', delete: 'keeps cached reads', recordGrantResources: 'keeps cached reads', listGrantResources: 'read', deleteEndedGrantResources: 'keeps cached reads' },
   // A queue and a log: nothing reads them through a cache.
   webhookDeliveries: { claimDue: 'keeps cached reads', recordAttempt: 'keeps cached reads', listByWebhook: 'read', deleteFinishedBefore: 'keeps cached reads' },
 };

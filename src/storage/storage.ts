@@ -168,6 +168,8 @@ export interface ClientRepository {
    * exchange (markUsed), at most `limit` (the oldest first) when given. Returns how many.
    */
   deleteUnusedRegistrations(before: Date, limit?: number): Promise<number>;
+  /** How many self-registered clients have had no successful token exchange yet, counted up to `upTo`. */
+  countUnusedRegistrations(upTo: number): Promise<number>;
   /**
    * Deletes clients from Client ID Metadata Documents whose document expired before `before` and that nobody has
    * allowed (no consent), at most `limit` (the longest expired first) when given. Returns how many.
@@ -889,6 +891,11 @@ export interface ResourceServerRepository {
   recordGrantResources(grantId: string, resources: readonly string[], now: Date): Promise<void>;
   /** The resources a grant's authorization request named. */
   listGrantResources(grantId: string): Promise<string[]>;
+  /**
+   * Forgets the resources of grants recorded before `before` (older than any unexchanged code) that have no refresh
+   * token live at `now`: no token request can name them any more. In batches of `limit` grants (the cleanup).
+   */
+  deleteEndedGrantResources(before: Date, now: Date, limit?: number): Promise<number>;
 }
 
 export interface Storage {

@@ -10,7 +10,9 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
 import { parse as parseHtml } from 'node-html-parser';
+import type { Kysely } from 'kysely';
 import { registerClientOfAnyKind } from '../../src/clients/client-registration.js';
+import { deleteExpiredRecords } from '../../src/server.js';
 import { computeAtHash } from '../../src/oauth/tokens/id-token.js';
 import { inputValue, pageText, TestBrowser, type BrowserResponse } from '../helpers/browser.js';
 import { runLatchCli } from '../helpers/cli.js';
@@ -370,6 +372,23 @@ for (const database of ['sqlite', 'postgres'] as const) {
       const items = parseHtml(page.body).querySelectorAll('ul.scopes li').map((li) => li.textContent.replace(/\s+/g, ' ').trim());
       assert.ok(items.some((item) => item.startsWith('Access to Notes API')), items.join(' | '));
       assert.ok(inputValue(page.body, 'authorization_request').includes('resource='));
+    });
+
+    // Last: it runs the cleanup two days ahead, which ends the browser session the other tests use.
+    test("the cleanup forgets the APIs of grants no token request can use any more, and keeps a live refresh token's", async () => {
+      const db = (server.storage as unknown as { db: Kysely<any> }).db;
+      const grantsWithResources = async () => new Set((await db.selectFrom('grant_resources').select('grant_id').execute()).map((row) => String(row.grant_id)));
+      const before = await grantsWithResources();
+      const later = new Date(Date.now() + 2 * 86400 * 1000);
+      const liveRefresh = new Set(
+        (await db.selectFrom('refresh_tokens').select('grant_id').where('revoked_at', 'is', null).where('grant_expires_at', '>', Math.floor(later.getTime() / 1000)).execute()).map((row) =>
+          String(row.grant_id),
+        ),
+      );
+      const kept = [...before].filter((grant) => liveRefresh.has(grant));
+      assert.ok(kept.length >= 1 && kept.length < before.size, `grants with resources: ${before.size}, with a live refresh token: ${kept.length}`);
+      await deleteExpiredRecords(server.storage, server.config, later);
+      assert.deepEqual([...(await grantsWithResources())].sort(), kept.sort());
     });
   });
 }

@@ -25,6 +25,8 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('created_at', 'bigint', (c) => c.notNull())
     .addPrimaryKeyConstraint('grant_resources_pk', ['grant_id', 'resource'])
     .execute();
+  // The cleanup reads the oldest first (repositories/resource-servers.ts deleteEndedGrantResources).
+  await db.schema.createIndex('grant_resources_created_at').on('grant_resources').column('created_at').execute();
 }
 
 export async function down(db: Kysely<any>): Promise<void> {

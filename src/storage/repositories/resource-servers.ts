@@ -1,5 +1,6 @@
 /** Resource servers and the resources of each grant (RFC 8707; migration 2026_11_25_0700; README "APIs (resource servers)"). */
-import type { Kysely, Selectable } from 'kysely';
+import type { ExpressionBuilder, Kysely, Selectable } from 'kysely';
+import { deleteRows } from './batched-delete.js';
 import type { Database, ResourceServersTable } from '../database.js';
 import type { ResourceServer, ResourceServerRepository } from '../storage.js';
 import { fromEpochSeconds, toEpochSeconds } from './columns.js';
@@ -42,6 +43,33 @@ export function createResourceServerRepository(db: Kysely<Database>): ResourceSe
         .values([...new Set(resources)].map((resource) => ({ grant_id: grantId, resource, created_at: toEpochSeconds(now) })))
         .onConflict((oc) => oc.columns(['grant_id', 'resource']).doNothing())
         .execute();
+    },
+
+    async deleteEndedGrantResources(before, now, limit) {
+      const cutoff = toEpochSeconds(before);
+      const at = toEpochSeconds(now);
+      return deleteRows(
+        db,
+        'grant_resources',
+        'grant_id',
+        'created_at',
+        (q) =>
+          q
+            .where('created_at', '<', cutoff)
+            .where((eb: ExpressionBuilder<Database, 'grant_resources'>) =>
+              eb.not(
+                eb.exists(
+                  eb
+                    .selectFrom('refresh_tokens')
+                    .select('refresh_tokens.grant_id')
+                    .whereRef('refresh_tokens.grant_id', '=', 'grant_resources.grant_id')
+                    .where('refresh_tokens.revoked_at', 'is', null)
+                    .where('refresh_tokens.grant_expires_at', '>', at),
+                ),
+              ),
+            ),
+        limit,
+      );
     },
 
     async listGrantResources(grantId) {
