@@ -43,6 +43,12 @@ export interface LimitSettings {
    * is removed by the periodic cleanup (`LATCH_REGISTRATION_UNUSED_SECONDS`, default 86400 = one day).
    */
   readonly unusedRegistrationSeconds: number;
+  /**
+   * Open registration stops taking new clients while this many self-registered clients have had no token exchange
+   * yet (`LATCH_REGISTRATION_MAX_UNUSED`, default 1000; 0: no cap): the table cannot be filled faster than the
+   * cleanup empties it, whatever addresses the registrations come from.
+   */
+  readonly maxUnusedRegistrations: number;
 }
 
 type IntegerReader = (name: string, fallback: number, min: number, max: number) => number;
@@ -58,5 +64,6 @@ export function parseLimits(integer: IntegerReader): LimitSettings {
     registrationsPerAddressPerHour: integer('LATCH_RATE_LIMIT_REGISTRATION', 20, 0, 1_000_000),
     registrationRequestsPerAddress: integer('LATCH_RATE_LIMIT_REGISTRATION_REQUESTS', 1200, 0, 1_000_000_000),
     unusedRegistrationSeconds: integer('LATCH_REGISTRATION_UNUSED_SECONDS', 86400, 60, 365 * 86400),
+    maxUnusedRegistrations: integer('LATCH_REGISTRATION_MAX_UNUSED', 1000, 0, 10_000_000),
   };
 }

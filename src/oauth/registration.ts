@@ -122,6 +122,15 @@ export function registerRegistrationRoutes(
         );
       }
     }
+    const maxUnused = config.limits.maxUnusedRegistrations;
+    if (config.registration === 'open' && maxUnused > 0 && (await storage.clients.countUnusedRegistrations(maxUnused)) >= maxUnused) {
+      return sendJsonTooMany(
+        request,
+        reply,
+        OPEN_REGISTRATION_WINDOW_SECONDS,
+        `This server holds as many self-registered apps waiting for their first sign-in as it takes (${maxUnused}); unused ones are removed after a while, so try again later, or ask the operator for an initial access token`,
+      );
+    }
     const registrationAccessToken = generateSecret(SECRET_PREFIX.registrationAccessToken);
     const { client, clientSecret } = await registerClientOfAnyKind(
       storage,

@@ -248,6 +248,26 @@ for (const database of ['sqlite', 'postgres'] as const) {
       });
     });
 
+    describe('LATCH_REGISTRATION=open with LATCH_REGISTRATION_MAX_UNUSED', () => {
+      let server: TestServer;
+      before(async () => (server = await startTestServer({ database, env: { LATCH_REGISTRATION: 'open', LATCH_REGISTRATION_MAX_UNUSED: '2' } })));
+      after(async () => server.stop());
+
+      test('while as many self-registered clients as the cap have had no token exchange, open registration answers 429; one used frees a place', async () => {
+        const first = await register(server, spaMetadata);
+        const second = await register(server, spaMetadata);
+        assert.deepEqual([first.status, second.status], [201, 201]);
+        const refused = await register(server, spaMetadata);
+        assert.equal(refused.status, 429);
+        assert.equal(refused.body.error, 'temporarily_unavailable');
+        assert.ok(Number(refused.headers.get('retry-after')) > 0);
+        assert.match(refused.body.error_description, /self-registered apps waiting for their first sign-in.*\(2\)/);
+        assert.equal(await server.storage.clients.countUnusedRegistrations(10), 2, 'the refused one was not stored');
+        assert.equal(await server.storage.clients.markUsed(first.body.client_id, new Date()), true);
+        assert.equal((await register(server, spaMetadata)).status, 201);
+      });
+    });
+
     describe('LATCH_REGISTRATION=token', () => {
       let server: TestServer;
       before(async () => (server = await startTestServer({ database, env: { LATCH_REGISTRATION: 'token', LATCH_REGISTRATION_TOKEN: INITIAL_TOKEN } })));

@@ -144,6 +144,17 @@ export function createClientRepository(db: Kysely<Database>, executor: QueryExec
       );
     },
 
+    async countUnusedRegistrations(upTo) {
+      // From the partial index clients_unused_registrations; at most upTo rows are read, however many there are.
+      const row = await db
+        .selectFrom((eb) =>
+          eb.selectFrom('clients').select('client_id').where('registered_dynamically', '=', 1).where('first_used_at', 'is', null).limit(upTo).as('unused'),
+        )
+        .select((eb) => eb.fn.countAll<number | string | bigint>().as('count'))
+        .executeTakeFirstOrThrow();
+      return Number(row.count);
+    },
+
     async deleteUnusedMetadataDocumentClients(before, limit) {
       // Read from the partial index clients_metadata_documents (migration 2026_11_25_0630). Without a consent nobody
       // was ever sent back to the client with a code, so nothing of theirs is lost; the next request fetches again.
