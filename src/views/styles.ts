@@ -46,7 +46,7 @@ button.danger { background: var(--danger); border-color: var(--danger); }
 a { color: var(--accent); }
 :focus-visible { outline: 3px solid #f59e0b; outline-offset: 2px; }
 ul.scopes { padding-left: 1.25rem; }
-ul.scopes li { margin: .25rem 0; }
+ul.scopes li { margin: .25rem 0; overflow-wrap: anywhere; }
 .client-name { font-weight: 700; }
 code, pre { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: .9rem; }
 pre { background: var(--wash); border: 1px solid var(--line); border-radius: 6px; padding: .75rem; overflow-x: auto; white-space: pre-wrap; word-break: break-all; }
