@@ -41,7 +41,7 @@ function englishLeftOn(html: string): string[] {
     for (const words of fixedWords(en[key])) {
       if (german.has(words)) continue;
       const escaped = words.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-      if (new RegExp(`(^|[^\\p{L}])${escaped}($|[^\\p{L}])`, 'u').test(text)) left.push(`${key}: "${words}"`);
+      if (new RegExp(`(^|[^\\p{L}\\p{N}])${escaped}($|[^\\p{L}\\p{N}])`, 'u').test(text)) left.push(`${key}: "${words}"`);
     }
   }
   return left;
@@ -263,7 +263,7 @@ describe('languages', () => {
     const { user, password } = await server.createUser({ email: 'untranslated@example.com' });
     const browser = new LanguageBrowser('de');
     await signedIn(browser, user.email, password);
-    for (const path of ['/account', '/developer', '/account/two-step']) {
+    for (const path of ['/account', '/developer']) {
       const page = await browser.request(`${server.baseUrl}${path}`);
       assert.equal(page.status, 200, path);
       assert.equal(htmlLang(page), 'en', path);
@@ -271,5 +271,29 @@ describe('languages', () => {
       assert.match(page.body, /Skip to content/, path);
       assert.doesNotMatch(page.body, /Zum Inhalt springen|Konto|Entwickler/, path);
     }
+  });
+
+  test('the two-step settings, the recovery codes and the mail about them in German', async () => {
+    const { user, password } = await server.createUser({ email: 'settings-de@example.com', name: 'Alex' });
+    const browser = new LanguageBrowser('de-DE');
+    await signedIn(browser, user.email, password);
+    const off = await browser.request(`${server.baseUrl}/account/two-step`);
+    assertGerman(off, 'two-step settings, off');
+    const wrongCode = await browser.request(`${server.baseUrl}/account/two-step/app`, { form: { _csrf: inputValue(off.body, '_csrf'), enrolment: inputValue(off.body, 'enrolment'), code: '000000' } });
+    assertGerman(wrongCode, 'two-step settings, a wrong first code');
+    const { page: codes } = await enrolAuthenticator(server, browser);
+    assertGerman(codes, 'recovery codes');
+    assert.match(pageText(codes.body), /Die Bestätigung in zwei Schritten ist eingeschaltet/);
+    const on = await browser.request(`${server.baseUrl}/account/two-step`);
+    assertGerman(on, 'two-step settings, on');
+    assert.match(pageText(on.body), /Es sind noch 10 Codes übrig\./);
+    assert.match(pageText(on.body), /Hinzugefügt am \d\d\.\d\d\.\d{4}, \d\d:\d\d UTC/);
+    const wrongProof = await browser.request(`${server.baseUrl}/account/two-step/recovery-codes`, { form: { _csrf: inputValue(on.body, '_csrf'), proof: 'not it' } });
+    assertGerman(wrongProof, 'two-step settings, a wrong password');
+    assert.match(pageText(wrongProof.body), /Das ist weder Ihr Passwort noch ein aktueller Code aus Ihrer App\./);
+    const [mail] = (await server.storage.outbox.listRecent(100)).filter((message) => message.to === user.email);
+    assert.ok(mail);
+    assert.equal(mail.subject, 'Ihrem Latch-Konto wurde eine Authenticator-App hinzugefügt');
+    assert.deepEqual(englishLeftOn(`<p>${mail.subject}\n${withoutLinks(mail.text)}</p>`), []);
   });
 });

@@ -31,6 +31,7 @@ import { authenticationOptions, PasskeyRefused, registrationOptions, verifyAuthe
 import { handOverRecoveryCodes, NEW_RECOVERY_CODES_PATH } from './new-recovery-codes.js';
 import type { SecondFactorKeys } from './second-factor-keys.js';
 import { hasSecondFactor, replaceRecoveryCodes } from './second-factors.js';
+import { pageLocale } from '../../http/page-locale.js';
 
 /**
  * A passkey alone names no account until it is checked: its failures count per address only (under an
@@ -41,7 +42,7 @@ const addressOnly = (request: FastifyRequest) => `passkey@${request.ip}`;
 const refuse = (reply: FastifyReply, description: string) => reply.code(400).send({ error: 'invalid_request', error_description: description });
 
 async function tellOwner(request: FastifyRequest, mailer: Mailer, config: Config, user: User, change: 'added' | 'removed', name: string) {
-  const sending = mailer.send(passkeyChangedMessage(user, change, name, `${config.issuer}/account/two-step`, config.brand.name));
+  const sending = mailer.send(passkeyChangedMessage(user, change, name, `${config.issuer}/account/two-step`, config.brand.name, pageLocale(request)));
   const logFailure = (error: unknown) => request.log.error({ err: error, userId: user.id }, 'could not send the passkey mail');
   if (mailer.kind === 'smtp') sending.catch(logFailure);
   else await sending.catch(logFailure);

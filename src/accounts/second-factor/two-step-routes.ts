@@ -12,7 +12,7 @@ import { secondFactorChangedMessage } from '../../mail/messages.js';
 import { requireBrowserSession } from '../../session/require-session.js';
 import type { User } from '../../storage/storage.js';
 import { RecoveryCodesPage } from '../../views/pages/recovery-codes-page.js';
-import { TWO_STEP_NOTICES, TwoStepPage, type TwoStepField } from '../../views/pages/two-step-page.js';
+import { TWO_STEP_NOTICES, TwoStepPage, type TwoStepField, type TwoStepProblem } from '../../views/pages/two-step-page.js';
 import type { AccountPageDeps } from '../page-deps.js';
 import { SignInThrottle } from '../sign-in-throttle.js';
 import { registerAccountPasskeyRoutes } from './passkey-routes.js';
@@ -21,6 +21,7 @@ import { checkPasswordOrCode, hasSecondFactor, replaceRecoveryCodes } from './se
 import { deriveSecondFactorKeys, totpSecretAssociatedData } from './second-factor-keys.js';
 import { openState, sealState } from './sealed-state.js';
 import { createTotpSecret, groupSecret, matchTotpCode, totpUri } from './totp.js';
+import { pageLocale } from '../../http/page-locale.js';
 
 /** How long a QR code shown on the page stays good for confirming (then the page shows a new one). */
 const ENROLMENT_TTL_SECONDS = 30 * 60;
@@ -43,8 +44,8 @@ export function registerTwoStepRoutes(app: FastifyInstance, deps: AccountPageDep
     return 'wrong';
   }
   const PROOF_PROBLEMS = {
-    wrong: 'This is neither your password nor a current code from your app.',
-    throttled: 'Too many wrong attempts. Wait a few minutes, then try again.',
+    wrong: 'twoStepSettings.proof.wrong',
+    throttled: 'twoStepSettings.proof.throttled',
   } as const;
   registerAccountPasskeyRoutes(app, { storage, config, mailer, keys, audit: deps.audit });
 
@@ -59,7 +60,7 @@ export function registerTwoStepRoutes(app: FastifyInstance, deps: AccountPageDep
     };
   }
 
-  async function renderTwoStep(reply: FastifyReply, user: User, extra: { status?: number; errors?: Partial<Record<TwoStepField, string>>; notice?: keyof typeof TWO_STEP_NOTICES; secret?: string } = {}) {
+  async function renderTwoStep(reply: FastifyReply, user: User, extra: { status?: number; errors?: Partial<Record<TwoStepField, TwoStepProblem>>; notice?: keyof typeof TWO_STEP_NOTICES; secret?: string } = {}) {
     const now = new Date();
     const [totp, codes, passkeys] = await Promise.all([
       storage.secondFactors.findTotp(user.id),
@@ -81,7 +82,7 @@ export function registerTwoStepRoutes(app: FastifyInstance, deps: AccountPageDep
   }
 
   async function tellOwner(request: FastifyRequest, user: User, change: Parameters<typeof secondFactorChangedMessage>[1]) {
-    const sending = mailer.send(secondFactorChangedMessage(user, change, `${config.issuer}/account/two-step`, config.brand.name));
+    const sending = mailer.send(secondFactorChangedMessage(user, change, `${config.issuer}/account/two-step`, config.brand.name, pageLocale(request)));
     const logFailure = (error: unknown) => request.log.error({ err: error, userId: user.id }, 'could not send the two-step verification mail');
     if (mailer.kind === 'smtp') sending.catch(logFailure);
     else await sending.catch(logFailure);
@@ -100,12 +101,12 @@ export function registerTwoStepRoutes(app: FastifyInstance, deps: AccountPageDep
     const now = new Date();
     const enrolment = openState(keys.pendingState, enrolmentPurpose(user.id), formField(request.body, 'enrolment', 500), now);
     if (!enrolment || typeof enrolment.s !== 'string') {
-      return renderTwoStep(reply, user, { status: 400, errors: { code: 'This QR code has expired. Scan the new one below, then enter the code it shows.' } });
+      return renderTwoStep(reply, user, { status: 400, errors: { code: 'twoStepSettings.app.expired' } });
     }
     const step = matchTotpCode(enrolment.s, formField(request.body, 'code', 50), now);
     if (step === null) {
       // The same secret again: the app already holds it; only the code was wrong (or the phone's clock is off).
-      return renderTwoStep(reply, user, { status: 400, secret: enrolment.s, errors: { code: 'That code is not right. Enter the 6-digit code the app shows now (check that the phone’s time is set automatically).' } });
+      return renderTwoStep(reply, user, { status: 400, secret: enrolment.s, errors: { code: 'twoStepSettings.app.wrongCode' } });
     }
     const added = await storage.secondFactors.insertTotp({
       userId: user.id,

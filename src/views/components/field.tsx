@@ -3,6 +3,7 @@
  * aria-describedby and aria-invalid so that screen readers announce both (WCAG 3.3.1, 3.3.2).
  */
 import type { JSX } from 'preact';
+import { useI18n } from '../page-context.js';
 
 export interface FieldProps {
   id: string;
@@ -65,17 +66,19 @@ export function CsrfField({ token }: { token: string }) {
 
 /** A value a developer will want to copy: the text, and a Copy button that only appears with JavaScript. */
 export function CopyableValue({ id, value, label }: { id: string; value: string; label: string }) {
+  const { t } = useI18n();
   return (
     <div class="copyable">
       <input id={id} type="text" readonly value={value} aria-label={label} spellcheck={false} class="mono" />
       <button type="button" class="secondary copy" data-copy={id} hidden>
-        Copy
+        {t('copy')}
       </button>
     </div>
   );
 }
 
 export function CopyableBlock({ id, text, label, wrap }: { id: string; text: string; label: string; wrap?: boolean }) {
+  const { t } = useI18n();
   return (
     <div class={wrap ? 'copyable-block wrap' : 'copyable-block'}>
       {/* Unwrapped, a long line scrolls sideways: focusable so that a keyboard can scroll it too (WCAG 2.1.1). */}
@@ -83,7 +86,7 @@ export function CopyableBlock({ id, text, label, wrap }: { id: string; text: str
         {text}
       </pre>
       <button type="button" class="secondary copy" data-copy={id} hidden>
-        Copy
+        {t('copy')}
       </button>
     </div>
   );

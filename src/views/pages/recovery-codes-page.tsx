@@ -1,7 +1,7 @@
 /** The only page that ever shows recovery codes: Latch keeps only keyed hashes of them. */
 import { CopyableBlock } from '../components/field.js';
 import { Layout } from '../layout.js';
-import { BrandName } from '../page-context.js';
+import { asPage, useBrandName, useI18n } from '../page-context.js';
 
 export interface RecoveryCodesPageProps {
   codes: readonly string[];
@@ -9,26 +9,27 @@ export interface RecoveryCodesPageProps {
   reason: 'enabled' | 'regenerated';
 }
 
-export function RecoveryCodesPage({ codes, reason }: RecoveryCodesPageProps) {
+export const RecoveryCodesPage = asPage(function RecoveryCodesPage({ codes, reason }: RecoveryCodesPageProps) {
+  const { t } = useI18n();
+  const brand = useBrandName();
   return (
-    <Layout title="Your recovery codes" signedIn withCopyScript>
+    <Layout title={t('recoveryCodes.title')} signedIn withCopyScript>
       <div class="card">
-        <h1>{reason === 'enabled' ? 'Two-step verification is on' : 'Your new recovery codes'}</h1>
+        <h1>{reason === 'enabled' ? t('recoveryCodes.enabled') : t('recoveryCodes.regenerated')}</h1>
         <p>
-          If you lose your phone or your passkey, sign in with one of these codes instead of your second step. Each code works once.
-          {reason === 'regenerated' ? ' Your old codes no longer work.' : ''}
+          {t('recoveryCodes.lead')}
+          {reason === 'regenerated' ? ` ${t('recoveryCodes.oldGone')}` : ''}
         </p>
-        <CopyableBlock id="recovery-codes" text={codes.join('\n')} label="Recovery codes" />
+        <CopyableBlock id="recovery-codes" text={codes.join('\n')} label={t('recoveryCodes.label')} />
         <div class="secret-warning" role="note">
-          <strong>Save these codes now: this is the only time <BrandName /> shows them.</strong> Print them or keep them in a password manager, away
-          from your phone.
+          <strong>{t('recoveryCodes.saveNow', { brand })}</strong> {t('recoveryCodes.keep')}
         </div>
         <div class="actions">
           <a class="button" href="/account/two-step">
-            I have saved my recovery codes
+            {t('recoveryCodes.saved')}
           </a>
         </div>
       </div>
     </Layout>
   );
-}
+});

@@ -8,18 +8,20 @@ import type { ComponentChildren } from 'preact';
 import { CopyableValue, CsrfField, Field } from '../components/field.js';
 import { Notice } from '../components/notice.js';
 import { PostButton } from '../components/post-button.js';
-import { formatTime } from '../format.js';
 import { Layout } from '../layout.js';
-import { BrandName } from '../page-context.js';
+import { asPage, useBrandName, useI18n } from '../page-context.js';
+import { PasskeyStatus } from '../components/passkey-status.js';
 
 export const TWO_STEP_NOTICES = {
-  'app-removed': 'The authenticator app was removed. Signing in now needs only your password.',
-  'passkey-added': 'Your passkey was added. You can now sign in with it, without your password.',
-  'passkey-removed': 'The passkey was removed.',
+  'app-removed': 'twoStepSettings.notice.appRemoved',
+  'passkey-added': 'twoStepSettings.notice.passkeyAdded',
+  'passkey-removed': 'twoStepSettings.notice.passkeyRemoved',
 } as const;
 export type TwoStepNotice = keyof typeof TWO_STEP_NOTICES;
 
 export type TwoStepField = 'code' | 'removeProof' | 'regenerateProof';
+/** What went wrong in a field, as a message of the catalogue (told in the page's language). */
+export type TwoStepProblem = 'twoStepSettings.proof.wrong' | 'twoStepSettings.proof.throttled' | 'twoStepSettings.app.wrongCode' | 'twoStepSettings.app.expired';
 
 export interface TwoStepPageProps {
   csrfToken: string;
@@ -31,11 +33,12 @@ export interface TwoStepPageProps {
   /** Registered passkeys, oldest first. */
   passkeys: { credentialId: string; name: string; createdAt: Date; lastUsedAt: Date | null; synced: boolean }[];
   notice?: TwoStepNotice | undefined;
-  errors?: Partial<Record<TwoStepField, string>>;
+  errors?: Partial<Record<TwoStepField, TwoStepProblem>>;
 }
 
 /** A form asking for the password or a current code before a change (docs/protocol-decisions.md). */
 function ProofForm(props: { action: string; csrfToken: string; id: string; error: string | undefined; button: string; children?: ComponentChildren }) {
+  const { t } = useI18n();
   return (
     <form method="post" action={props.action} novalidate>
       <CsrfField token={props.csrfToken} />
@@ -44,7 +47,7 @@ function ProofForm(props: { action: string; csrfToken: string; id: string; error
         id={props.id}
         name="proof"
         type="password"
-        label="Your password or a code from your authenticator app"
+        label={t('twoStepSettings.proof')}
         autocomplete="current-password"
         required
         error={props.error}
@@ -58,105 +61,115 @@ function ProofForm(props: { action: string; csrfToken: string; id: string; error
   );
 }
 
-export function TwoStepPage(props: TwoStepPageProps) {
-  const errors = props.errors ?? {};
+export const TwoStepPage = asPage(function TwoStepPage(props: TwoStepPageProps) {
+  const { t, rich, dateTime } = useI18n();
+  const brand = useBrandName();
+  const errors = Object.fromEntries(Object.entries(props.errors ?? {}).map(([field, key]) => [field, t(key)])) as Partial<Record<TwoStepField, string>>;
   return (
-    <Layout title="Two-step verification" signedIn current="account">
-      <h1>Two-step verification</h1>
-      <p class="lead">After your password, <BrandName /> asks for a code from an app on your phone, so that a stolen password alone is not enough.</p>
-      <Notice>{props.notice && TWO_STEP_NOTICES[props.notice]}</Notice>
+    <Layout title={t('twoStepSettings.title')} signedIn current="account">
+      <h1>{t('twoStepSettings.title')}</h1>
+      <p class="lead">{t('twoStepSettings.lead', { brand })}</p>
+      <Notice>{props.notice && t(TWO_STEP_NOTICES[props.notice])}</Notice>
       <section class="card" aria-labelledby="app-heading">
-        <h2 id="app-heading">Authenticator app</h2>
+        <h2 id="app-heading">{t('twoStepSettings.app')}</h2>
         {props.app ? (
           <>
             <p>
-              <span class="badge ok">On</span> Added {formatTime(props.app.createdAt)}
-              {props.app.lastUsedAt ? `, last used ${formatTime(props.app.lastUsedAt)}` : ''}.
+              <span class="badge ok">{t('twoStepSettings.on')}</span>{' '}
+              {props.app.lastUsedAt
+                ? t('twoStepSettings.app.addedUsed', { added: dateTime(props.app.createdAt), used: dateTime(props.app.lastUsedAt) })
+                : t('twoStepSettings.app.added', { added: dateTime(props.app.createdAt) })}
             </p>
-            <ProofForm action="/account/two-step/app/remove" csrfToken={props.csrfToken} id="remove-proof" error={errors.removeProof} button="Remove the authenticator app">
-              <p class="hint">Removing it also removes your recovery codes: signing in then needs only your password.</p>
+            <ProofForm action="/account/two-step/app/remove" csrfToken={props.csrfToken} id="remove-proof" error={errors.removeProof} button={t('twoStepSettings.app.remove')}>
+              <p class="hint">{t('twoStepSettings.app.removeHint')}</p>
             </ProofForm>
           </>
         ) : props.enrolment ? (
           <>
             <p>
-              <span class="badge warn">Off</span> Set it up in three steps.
+              <span class="badge warn">{t('twoStepSettings.off')}</span> {t('twoStepSettings.app.steps')}
             </p>
             <ol>
-              <li>Open an authenticator app on your phone (for example Google Authenticator, Microsoft Authenticator, 1Password or Aegis).</li>
-              <li>Scan this QR code with it, or type in the key below.</li>
-              <li>Enter the 6-digit code the app shows.</li>
+              <li>{t('twoStepSettings.app.step1')}</li>
+              <li>{t('twoStepSettings.app.step2')}</li>
+              <li>{t('twoStepSettings.app.step3')}</li>
             </ol>
-            <img class="qr" src={props.enrolment.qrDataUri} width={200} height={200} alt={`QR code to add Latch (${props.enrolment.accountName}) to an authenticator app`} />
-            <label for="totp-secret">Key to type in instead (time-based)</label>
-            <CopyableValue id="totp-secret" value={props.enrolment.secretGrouped} label="Key to type in instead" />
+            <img class="qr" src={props.enrolment.qrDataUri} width={200} height={200} alt={t('twoStepSettings.app.qr', { brand, account: props.enrolment.accountName })} />
+            <label for="totp-secret">{t('twoStepSettings.app.key')}</label>
+            <CopyableValue id="totp-secret" value={props.enrolment.secretGrouped} label={t('twoStepSettings.app.keyShort')} />
             <form method="post" action="/account/two-step/app" novalidate>
               <CsrfField token={props.csrfToken} />
               <input type="hidden" name="enrolment" value={props.enrolment.sealed} />
-              <Field id="code" name="code" label="6-digit code from the app" autocomplete="one-time-code" inputmode="numeric" required error={errors.code} spellcheck={false} />
+              <Field id="code" name="code" label={t('twoStepSettings.app.code')} autocomplete="one-time-code" inputmode="numeric" required error={errors.code} spellcheck={false} />
               <div class="actions">
-                <button type="submit">Turn on two-step verification</button>
+                <button type="submit">{t('twoStepSettings.app.turnOn')}</button>
               </div>
             </form>
           </>
         ) : null}
       </section>
       <section class="card" aria-labelledby="recovery-heading">
-        <h2 id="recovery-heading">Recovery codes</h2>
+        <h2 id="recovery-heading">{t('twoStepSettings.recovery')}</h2>
         {props.app ? (
           <>
             <p>
-              If you lose your phone, sign in with one of your recovery codes instead of a code from the app. Each works once.{' '}
-              <strong>{props.recoveryCodesLeft === 1 ? '1 code is left.' : `${props.recoveryCodesLeft} codes are left.`}</strong>
+              {t('twoStepSettings.recovery.lead')} <strong>{t('twoStepSettings.recovery.left', { count: props.recoveryCodesLeft })}</strong>
             </p>
-            <ProofForm action="/account/two-step/recovery-codes" csrfToken={props.csrfToken} id="regenerate-proof" error={errors.regenerateProof} button="Get new recovery codes">
-              <p class="hint">New codes replace the old ones: the old ones stop working.</p>
+            <ProofForm action="/account/two-step/recovery-codes" csrfToken={props.csrfToken} id="regenerate-proof" error={errors.regenerateProof} button={t('twoStepSettings.recovery.new')}>
+              <p class="hint">{t('twoStepSettings.recovery.newHint')}</p>
             </ProofForm>
           </>
         ) : (
-          <p>You get ten recovery codes when you turn on two-step verification.</p>
+          <p>{t('twoStepSettings.recovery.none')}</p>
         )}
       </section>
       <section class="card" aria-labelledby="passkeys-heading">
-        <h2 id="passkeys-heading">Passkeys</h2>
-        <p>A passkey signs you in with your fingerprint, face or device PIN instead of your password. It works only on <BrandName />, so it cannot be phished.</p>
+        <h2 id="passkeys-heading">{t('twoStepSettings.passkeys')}</h2>
+        <p>{t('twoStepSettings.passkeys.lead', { brand })}</p>
         {props.passkeys.length > 0 ? (
           <ul class="plain">
             {props.passkeys.map((passkey) => (
               <li>
                 <div>
-                  <strong>{passkey.name}</strong> <span class="badge">{passkey.synced ? 'Synced' : 'This device'}</span>
+                  <strong>{passkey.name}</strong> <span class="badge">{passkey.synced ? t('twoStepSettings.passkeys.synced') : t('twoStepSettings.passkeys.thisDevice')}</span>
                   <p class="hint">
-                    Added {formatTime(passkey.createdAt)}; {passkey.lastUsedAt ? `last used ${formatTime(passkey.lastUsedAt)}` : 'not used yet'}.
+                    {passkey.lastUsedAt
+                      ? t('twoStepSettings.passkeys.addedUsed', { added: dateTime(passkey.createdAt), used: dateTime(passkey.lastUsedAt) })
+                      : t('twoStepSettings.passkeys.addedUnused', { added: dateTime(passkey.createdAt) })}
                   </p>
                 </div>
-                <PostButton action="/account/passkeys/remove" csrfToken={props.csrfToken} label="Remove" ariaLabel={`Remove passkey ${passkey.name}`} fields={{ credential_id: passkey.credentialId }} inline />
+                <PostButton
+                  action="/account/passkeys/remove"
+                  csrfToken={props.csrfToken}
+                  label={t('twoStepSettings.passkeys.remove')}
+                  ariaLabel={t('twoStepSettings.passkeys.removeNamed', { name: passkey.name })}
+                  fields={{ credential_id: passkey.credentialId }}
+                  inline
+                />
               </li>
             ))}
           </ul>
         ) : (
-          <p class="hint">You have no passkeys yet.</p>
+          <p class="hint">{t('twoStepSettings.passkeys.none')}</p>
         )}
         <div class="field">
-          <label for="passkey-name">Name for a new passkey</label>
+          <label for="passkey-name">{t('twoStepSettings.passkeys.name')}</label>
           <p class="hint" id="passkey-name-hint">
-            For example “Work laptop” or “Phone”.
+            {t('twoStepSettings.passkeys.nameHint')}
           </p>
           <input id="passkey-name" type="text" maxLength={60} aria-describedby="passkey-name-hint" />
         </div>
         <div class="actions">
           <button type="button" data-passkey="register" data-action="/account/passkeys" data-name-input="passkey-name" data-status="passkey-status" hidden>
-            Add a passkey
+            {t('twoStepSettings.passkeys.add')}
           </button>
         </div>
-        <p id="passkey-status" aria-live="polite" class="hint">
-          Adding a passkey needs JavaScript.
-        </p>
+        <PasskeyStatus>{t('twoStepSettings.passkeys.needsJs')}</PasskeyStatus>
       </section>
       <script src="/assets/passkeys.js" defer />
       <p>
-        <a href="/account">Back to your account</a>
+        <a href="/account">{t('twoStepSettings.back')}</a>
       </p>
     </Layout>
   );
-}
+});
