@@ -14,6 +14,9 @@ import { readFormParams, type RawParams } from '../../http/form-body.js';
 import { findDuplicatedParam, readParam } from './params.js';
 import { unknownClientDescription } from './unknown-client.js';
 
+/** RFC 8707 §2: resource alone may repeat (a token request answers more than one with invalid_target: request/resource.ts). */
+const REPEATABLE = ['resource'] as const;
+
 type PresentedCredentials =
   | { clientId: string; clientSecret: string; method: 'client_secret_basic' | 'client_secret_post' }
   | { clientId: string; method: 'none' };
@@ -128,8 +131,7 @@ export async function authenticateClient(
 export async function readClientRequest(request: FastifyRequest, storage: Storage, now: Date): Promise<{ params: RawParams; client: Client }> {
   const params = await readFormParams(request);
   const client = await authenticateClient(request, params, storage, now);
-  // RFC 8707 §2: resource alone may repeat (a token request answers one with invalid_target: request/resource.ts).
-  const duplicated = findDuplicatedParam(params, ['resource']);
+  const duplicated = findDuplicatedParam(params, REPEATABLE);
   if (duplicated) throw new InvalidRequest(`${duplicated} was sent more than once; send it exactly once`);
   return { params, client };
 }
