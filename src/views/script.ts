@@ -9,13 +9,17 @@ export const SCRIPT = `
     var target = document.getElementById(button.getAttribute('data-copy'));
     if (!target) return;
     button.hidden = false;
+    // The button's words in the page's language (components/field.tsx), English when it gives none.
+    var label = button.textContent;
+    var copied = button.getAttribute('data-say-copied') || 'Copied';
+    var selectIt = button.getAttribute('data-say-select') || 'Select and copy';
     button.addEventListener('click', function () {
       var text = 'value' in target && typeof target.value === 'string' ? target.value : target.textContent;
       navigator.clipboard.writeText(text).then(function () {
-        button.textContent = 'Copied';
-        setTimeout(function () { button.textContent = 'Copy'; }, 2000);
+        button.textContent = copied;
+        setTimeout(function () { button.textContent = label; }, 2000);
       }, function () {
-        button.textContent = 'Select and copy';
+        button.textContent = selectIt;
         if (target.select) target.select();
       });
     });

@@ -274,6 +274,8 @@ export const de: Catalogue = {
   'twoStepSettings.passkeys.needsJs': 'Zum Hinzufügen eines Passkeys wird JavaScript benötigt.',
   'twoStepSettings.back': 'Zurück zu Ihrem Konto',
   'copy': 'Kopieren',
+  'copy.done': 'Kopiert',
+  'copy.select': 'Markieren und kopieren',
   'recoveryCodes.title': 'Ihre Wiederherstellungscodes',
   'recoveryCodes.enabled': 'Die Bestätigung in zwei Schritten ist eingeschaltet',
   'recoveryCodes.regenerated': 'Ihre neuen Wiederherstellungscodes',

@@ -295,6 +295,8 @@ export const en = {
   'twoStepSettings.passkeys.needsJs': 'Adding a passkey needs JavaScript.',
   'twoStepSettings.back': 'Back to your account',
   'copy': 'Copy',
+  'copy.done': 'Copied',
+  'copy.select': 'Select and copy',
   'recoveryCodes.title': 'Your recovery codes',
   'recoveryCodes.enabled': 'Two-step verification is on',
   'recoveryCodes.regenerated': 'Your new recovery codes',

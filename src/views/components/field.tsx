@@ -70,7 +70,7 @@ export function CopyableValue({ id, value, label }: { id: string; value: string;
   return (
     <div class="copyable">
       <input id={id} type="text" readonly value={value} aria-label={label} spellcheck={false} class="mono" />
-      <button type="button" class="secondary copy" data-copy={id} hidden>
+      <button type="button" class="secondary copy" data-copy={id} data-say-copied={t('copy.done')} data-say-select={t('copy.select')} hidden>
         {t('copy')}
       </button>
     </div>
@@ -85,7 +85,7 @@ export function CopyableBlock({ id, text, label, wrap }: { id: string; text: str
       <pre id={id} aria-label={label} tabIndex={0}>
         {text}
       </pre>
-      <button type="button" class="secondary copy" data-copy={id} hidden>
+      <button type="button" class="secondary copy" data-copy={id} data-say-copied={t('copy.done')} data-say-select={t('copy.select')} hidden>
         {t('copy')}
       </button>
     </div>
