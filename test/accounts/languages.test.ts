@@ -296,4 +296,13 @@ describe('languages', () => {
     assert.equal(mail.subject, 'Ihrem Latch-Konto wurde eine Authenticator-App hinzugefügt');
     assert.deepEqual(englishLeftOn(`<p>${mail.subject}\n${withoutLinks(mail.text)}</p>`), []);
   });
+
+  test('RP-initiated logout: its ui_locales chooses the language of the sign-out question', async () => {
+    const { user, password } = await server.createUser({ email: 'logout-ui-locales@example.com' });
+    const browser = new LanguageBrowser('en');
+    await signedIn(browser, user.email, password);
+    const question = await browser.request(`${server.baseUrl}/oauth2/logout?ui_locales=de-AT`);
+    assertGerman(question, 'sign out? with ui_locales');
+    assert.equal(htmlLang(await browser.request(`${server.baseUrl}/oauth2/logout`)), 'en');
+  });
 });
