@@ -22,6 +22,9 @@ export interface NewClientRegistration {
   ownerUserId?: number | null;
   homepageUrl?: string | null;
   logoUrl?: string | null;
+  /** Its privacy policy and terms of service (OIDC Registration `policy_uri`, `tos_uri`), linked on the consent page. */
+  policyUrl?: string | null;
+  termsUrl?: string | null;
   /** id_token signing algorithm (OIDC Registration `id_token_signed_response_alg`); RS256 when left out. */
   idTokenSignedResponseAlg?: SigningAlgorithm;
   /** Where the logout endpoint may send people afterwards (OIDC RP-Initiated Logout 1.0 §3.1); none by default. */
@@ -128,6 +131,8 @@ export async function registerClientOfAnyKind(
       ownerUserId: registration.ownerUserId ?? null,
       homepageUrl: registration.homepageUrl ?? null,
       logoUrl: registration.logoUrl ?? null,
+      policyUrl: registration.policyUrl ?? null,
+      termsUrl: registration.termsUrl ?? null,
       ...(registration.idTokenSignedResponseAlg !== undefined && { idTokenSignedResponseAlg: registration.idTokenSignedResponseAlg }),
       ...logout,
       ...lifetimes,

@@ -5,7 +5,7 @@
  */
 import { isLoopbackHost } from '../clients/redirect-uri-policy.js';
 
-export function checkAppUrl(label: 'Homepage URL' | 'Logo URL', raw: string, options: { developmentMode: boolean }): string | null {
+export function checkAppUrl(label: 'Homepage URL' | 'Logo URL' | 'Privacy policy URL' | 'Terms of service URL', raw: string, options: { developmentMode: boolean }): string | null {
   if (raw.length > 2000) return `${label} must be at most 2000 characters`;
   let url: URL;
   try {

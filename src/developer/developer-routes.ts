@@ -55,6 +55,8 @@ function readAppForm(body: unknown): AppForm {
     redirectUris: formField(body, 'redirect_uris', 50_000),
     homepageUrl: formField(body, 'homepage_url', 2100).trim(),
     logoUrl: formField(body, 'logo_url', 2100).trim(),
+    policyUrl: formField(body, 'policy_url', 2100).trim(),
+    termsUrl: formField(body, 'terms_url', 2100).trim(),
     postLogoutRedirectUris: formField(body, 'post_logout_redirect_uris', 50_000),
     backchannelLogoutUri: formField(body, 'backchannel_logout_uri', 2100).trim(),
   };
@@ -79,6 +81,10 @@ function checkAppForm(
   if (homepageProblem) errors.homepageUrl = homepageProblem;
   const logoProblem = form.logoUrl ? checkAppUrl('Logo URL', form.logoUrl, config) : null;
   if (logoProblem) errors.logoUrl = logoProblem;
+  const policyProblem = form.policyUrl ? checkAppUrl('Privacy policy URL', form.policyUrl, config) : null;
+  if (policyProblem) errors.policyUrl = policyProblem;
+  const termsProblem = form.termsUrl ? checkAppUrl('Terms of service URL', form.termsUrl, config) : null;
+  if (termsProblem) errors.termsUrl = termsProblem;
   const policy = { developmentMode: config.developmentMode };
   const postLogout = checkPostLogoutRedirectUris(parseRedirectUriLines(form.postLogoutRedirectUris), policy);
   if (postLogout.problems.length > 0) errors.postLogoutRedirectUris = postLogout.problems.join('; ');
@@ -218,6 +224,8 @@ export function registerDeveloperRoutes(app: FastifyInstance, { storage, config,
         ownerUserId: current.user.id,
         homepageUrl: form.homepageUrl || null,
         logoUrl: form.logoUrl || null,
+        policyUrl: form.policyUrl || null,
+        termsUrl: form.termsUrl || null,
         postLogoutRedirectUris,
         backchannelLogoutUri,
       },
@@ -248,6 +256,8 @@ export function registerDeveloperRoutes(app: FastifyInstance, { storage, config,
       redirectUris,
       homepageUrl: form.homepageUrl || null,
       logoUrl: form.logoUrl || null,
+      policyUrl: form.policyUrl || null,
+      termsUrl: form.termsUrl || null,
       postLogoutRedirectUris,
       backchannelLogoutUri,
       // A checkbox: sent only when ticked.

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { inputValue, pageText, TestBrowser } from '../helpers/browser.js';
-import { authorize, exchangeCode, pkcePair } from '../helpers/oauth-flow.js';
+import { authorize, authorizeUrl, exchangeCode, pkcePair } from '../helpers/oauth-flow.js';
 import { fieldError, followRedirect, signedInBrowser, submitForm, valueById } from '../helpers/pages.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 import { REDIRECT_URL_RULES } from '../../src/views/components/redirect-url-rules.js';
@@ -19,7 +19,7 @@ describe('developer console', () => {
   });
   after(async () => server.stop());
 
-  async function registerApp(form: Partial<Record<'name' | 'redirect_uris' | 'homepage_url' | 'logo_url', string>> = {}) {
+  async function registerApp(form: Partial<Record<'name' | 'redirect_uris' | 'homepage_url' | 'logo_url' | 'policy_url' | 'terms_url', string>> = {}) {
     const response = await submitForm(browser, server.baseUrl, '/developer', '/developer/apps', {
       name: 'Console App',
       redirect_uris: 'http://127.0.0.1:9999/callback',
@@ -38,6 +38,26 @@ describe('developer console', () => {
     assert.ok(response.body.error === 'invalid_grant' || response.body.error === 'invalid_client', JSON.stringify(response.body));
     return response.body.error === 'invalid_grant';
   }
+
+  test('a privacy policy and terms of service registered in the console are linked on the consent page (policy_uri, tos_uri), and checked like the other URLs', async () => {
+    const { clientId, page } = await registerApp({ policy_url: 'https://app.example.com/privacy', terms_url: 'https://app.example.com/terms' });
+    assert.equal(page.status, 200);
+    const stored = await server.storage.clients.findById(clientId);
+    assert.deepEqual([stored?.policyUrl, stored?.termsUrl], ['https://app.example.com/privacy', 'https://app.example.com/terms']);
+    const settings = (await browser.request(`${server.baseUrl}/developer/apps/${clientId}`)).body;
+    assert.equal(inputValue(settings, 'policy_url'), 'https://app.example.com/privacy');
+    const { user, password } = await server.createUser();
+    const person = await signedInBrowser(server, user.email, password);
+    const consent = await person.follow(authorizeUrl(server.baseUrl, { response_type: 'code', client_id: clientId, redirect_uri: 'http://127.0.0.1:9999/callback', scope: 'openid profile', state: 's' }), server.baseUrl);
+    assert.equal(consent.status, 200);
+    assert.match(consent.body, /href="https:\/\/app\.example\.com\/privacy"/);
+    assert.match(consent.body, /href="https:\/\/app\.example\.com\/terms"/);
+
+    const refused = await submitForm(browser, server.baseUrl, '/developer', '/developer/apps', { name: 'Bad Links', redirect_uris: 'http://127.0.0.1:9999/callback', policy_url: 'javascript:alert(1)', terms_url: 'ftp://app.example.com/terms' });
+    assert.equal(refused.status, 400);
+    assert.match(fieldError(refused.body, 'policy_url') ?? '', /Privacy policy URL must start with https/);
+    assert.match(fieldError(refused.body, 'terms_url') ?? '', /Terms of service URL must start with https/);
+  });
 
   test('the console needs a session', async () => {
     const response = await new TestBrowser().request(`${server.baseUrl}/developer`);

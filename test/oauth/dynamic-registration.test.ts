@@ -89,6 +89,19 @@ for (const database of ['sqlite', 'postgres'] as const) {
         assert.equal(tokens.status, 200, tokens.text);
       });
 
+      test('policy_uri and tos_uri (OIDC Registration 1.0 §2) are kept, echoed, and must be https', async () => {
+        const response = await register(server, { ...spaMetadata, policy_uri: 'https://agent.example.com/privacy', tos_uri: 'https://agent.example.com/terms' });
+        assert.equal(response.status, 201, response.text);
+        assert.equal(response.body.policy_uri, 'https://agent.example.com/privacy');
+        assert.equal(response.body.tos_uri, 'https://agent.example.com/terms');
+        const stored = await server.storage.clients.findById(response.body.client_id);
+        assert.deepEqual([stored?.policyUrl, stored?.termsUrl], ['https://agent.example.com/privacy', 'https://agent.example.com/terms']);
+        const refused = await register(server, { ...spaMetadata, tos_uri: 'javascript:alert(1)' });
+        assert.equal(refused.status, 400);
+        assert.equal(refused.body.error, 'invalid_client_metadata');
+        assert.match(refused.body.error_description, /tos_uri must start with https/);
+      });
+
       test('open registration is for public clients only: a confidential one is invalid_client_metadata', async () => {
         const response = await register(server, { ...spaMetadata, token_endpoint_auth_method: 'client_secret_post' });
         assert.equal(response.status, 400);

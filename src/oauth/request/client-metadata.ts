@@ -16,6 +16,8 @@ export interface RegisteredMetadata {
   tokenEndpointAuthMethod: TokenEndpointAuthMethod;
   grantTypes: ClientGrantType[];
   homepageUrl: string | null;
+  policyUrl: string | null;
+  termsUrl: string | null;
   postLogoutRedirectUris: string[];
   backchannelLogoutUri: string | null;
   idTokenSignedResponseAlg?: SigningAlgorithm;
@@ -42,15 +44,16 @@ function optionalString(body: Record<string, unknown>, field: string): string | 
   return value;
 }
 
-function homepage(raw: string | undefined, policy: RegistrationPolicy): string | null {
+/** A web page of the client's (client_uri, policy_uri, tos_uri): an absolute https URL (http in development mode). */
+function webPage(field: string, raw: string | undefined, policy: RegistrationPolicy): string | null {
   if (raw === undefined) return null;
   let url: URL;
   try {
     url = new URL(raw);
   } catch {
-    throw new InvalidClientMetadata('client_uri must be an absolute https:// URL');
+    throw new InvalidClientMetadata(`${field} must be an absolute https:// URL`);
   }
-  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && policy.developmentMode)) throw new InvalidClientMetadata('client_uri must start with https://');
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && policy.developmentMode)) throw new InvalidClientMetadata(`${field} must start with https://`);
   return url.href;
 }
 
@@ -104,7 +107,10 @@ export function readClientMetadata(body: unknown, policy: RegistrationPolicy): R
     isPublic: method === 'none',
     tokenEndpointAuthMethod: method === 'none' ? 'none' : 'client_secret_basic',
     grantTypes: [...new Set(grantTypes)] as ClientGrantType[],
-    homepageUrl: homepage(optionalString(fields, 'client_uri'), policy),
+    homepageUrl: webPage('client_uri', optionalString(fields, 'client_uri'), policy),
+    // OIDC Registration 1.0 §2: shown to the person on the consent page.
+    policyUrl: webPage('policy_uri', optionalString(fields, 'policy_uri'), policy),
+    termsUrl: webPage('tos_uri', optionalString(fields, 'tos_uri'), policy),
     postLogoutRedirectUris: stringList(fields, 'post_logout_redirect_uris') ?? [],
     backchannelLogoutUri: optionalString(fields, 'backchannel_logout_uri') ?? null,
     ...(alg !== undefined && { idTokenSignedResponseAlg: alg }),

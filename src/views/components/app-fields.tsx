@@ -8,7 +8,7 @@
 import { Field } from './field.js';
 import { REDIRECT_URL_RULES } from './redirect-url-rules.js';
 
-export type AppField = 'name' | 'redirectUris' | 'homepageUrl' | 'logoUrl' | 'postLogoutRedirectUris' | 'backchannelLogoutUri';
+export type AppField = 'name' | 'redirectUris' | 'homepageUrl' | 'logoUrl' | 'policyUrl' | 'termsUrl' | 'postLogoutRedirectUris' | 'backchannelLogoutUri';
 
 export interface AppFieldsProps {
   values: Partial<Record<AppField, string>>;
@@ -53,6 +53,8 @@ export function AppFields({ values, errors }: AppFieldsProps) {
       />
       <Field id="homepage_url" name="homepage_url" label="Homepage URL (optional)" type="url" value={values.homepageUrl} error={errors.homepageUrl} />
       <Field id="logo_url" name="logo_url" label="Logo URL (optional)" type="url" value={values.logoUrl} error={errors.logoUrl} hint="An https:// address of a square image." />
+      <Field id="policy_url" name="policy_url" label="Privacy policy URL (optional)" type="url" value={values.policyUrl} error={errors.policyUrl} hint="Linked on the consent page (policy_uri)." />
+      <Field id="terms_url" name="terms_url" label="Terms of service URL (optional)" type="url" value={values.termsUrl} error={errors.termsUrl} hint="Linked on the consent page (tos_uri)." />
       <Field
         id="post_logout_redirect_uris"
         name="post_logout_redirect_uris"

@@ -129,6 +129,8 @@ export interface DeveloperAppPageProps {
     redirectUris: string[];
     homepageUrl: string | null;
     logoUrl: string | null;
+    policyUrl?: string | null;
+    termsUrl?: string | null;
     postLogoutRedirectUris: string[];
     backchannelLogoutUri: string | null;
     createdAt: Date;
@@ -347,6 +349,8 @@ export function DeveloperAppPage(props: DeveloperAppPageProps) {
               redirectUris: props.values.redirectUris ?? app.redirectUris.join('\n'),
               homepageUrl: props.values.homepageUrl ?? app.homepageUrl ?? '',
               logoUrl: props.values.logoUrl ?? app.logoUrl ?? '',
+              policyUrl: props.values.policyUrl ?? app.policyUrl ?? '',
+              termsUrl: props.values.termsUrl ?? app.termsUrl ?? '',
               postLogoutRedirectUris: props.values.postLogoutRedirectUris ?? app.postLogoutRedirectUris.join('\n'),
               backchannelLogoutUri: props.values.backchannelLogoutUri ?? app.backchannelLogoutUri ?? '',
             }}
