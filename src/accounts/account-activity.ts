@@ -18,6 +18,12 @@ export async function listAccountActivity(storage: Storage, userId: number): Pro
   return events.map((event) => ({
     at: event.createdAt,
     what: describeAuditEvent(event, event.clientId === null ? null : (names.get(event.clientId) ?? null)),
+    // The same in parts, for a page in another language (pages/account-page.tsx describeActivity).
+    event: {
+      type: event.type,
+      reason: typeof event.details?.reason === 'string' ? event.details.reason : null,
+      name: (event.clientId === null ? null : (names.get(event.clientId) ?? null)) ?? (typeof event.details?.name === 'string' ? event.details.name : null),
+    },
     userAgent: event.userAgent,
     ipAddress: event.ipAddress,
   }));

@@ -18,17 +18,19 @@ import { clearSessionCookie, readBrowserSession, type CurrentSession } from '../
 import { endBrowserSessions } from '../session/session-endings.js';
 import { requireBrowserSession } from '../session/require-session.js';
 import { renderPage } from '../http/render-page.js';
+import { pageTranslator } from '../http/page-locale.js';
 import {
   ACCOUNT_NOTICES,
   AccountPage,
   describeSession,
+  userAgentWords,
   NOTICE_SECTIONS,
   type AccountField,
   type AccountNotice,
   type AccountPageProps,
 } from '../views/pages/account-page.js';
-import { checkAvatarUrl, checkName, checkPassword, PASSWORD_MIN_LENGTH } from './account-rules.js';
-import { checkAvatarUpload, isUploadedAvatar, MAX_AVATAR_BYTES, storeAvatarImage } from './avatar-images.js';
+import { avatarUrlProblem, nameProblem, passwordProblem, PASSWORD_MIN_LENGTH, type RuleProblem } from './account-rules.js';
+import { avatarUploadProblem, isUploadedAvatar, MAX_AVATAR_BYTES, storeAvatarImage } from './avatar-images.js';
 import { listAccountActivity } from './account-activity.js';
 import type { AccountPageDeps } from './page-deps.js';
 import { hashPassword, verifyPassword } from './passwords.js';
@@ -108,8 +110,16 @@ export function registerAccountRoutes(app: FastifyInstance, deps: AccountPageDep
     );
   }
 
-  const rerenderWithError = (reply: FastifyReply, current: CurrentSession, field: AccountField, message: string, values: AccountPageProps['values'] = {}) =>
-    renderAccount(reply, current, { status: 400, errors: { [field]: message }, values });
+  /**
+   * The page again with the field's problem beside it, in the page's language: a message of the catalogue, or
+   * an English text from where there is none (an upload the parser could not read), told in another language
+   * by the general "could not be read".
+   */
+  const rerenderWithError = (reply: FastifyReply, current: CurrentSession, field: AccountField, problem: RuleProblem | string, values: AccountPageProps['values'] = {}) => {
+    const { t, locale } = pageTranslator(reply.request);
+    const message = typeof problem !== 'string' ? t(problem.key, problem.params) : locale === 'en' ? problem : t('account.error.unreadable');
+    return renderAccount(reply, current, { status: 400, errors: { [field]: message }, values });
+  };
 
   app.get('/account', async (request, reply) => {
     const current = await requireBrowserSession(storage, config, request, reply);
@@ -129,9 +139,9 @@ export function registerAccountRoutes(app: FastifyInstance, deps: AccountPageDep
     const withAvatar = typeof (request.body as Record<string, unknown> | undefined)?.avatar_url === 'string';
     const avatarUrl = formField(request.body, 'avatar_url', 2100).trim();
     const values = { name, ...(withAvatar && { avatarUrl }) };
-    const nameProblem = checkName(name);
-    if (nameProblem) return rerenderWithError(reply, current, 'name', nameProblem, values);
-    const avatarProblem = !withAvatar || avatarUrl === '' ? null : checkAvatarUrl(avatarUrl);
+    const problemOfName = nameProblem(name);
+    if (problemOfName) return rerenderWithError(reply, current, 'name', problemOfName, values);
+    const avatarProblem = !withAvatar || avatarUrl === '' ? null : avatarUrlProblem(avatarUrl);
     if (avatarProblem) return rerenderWithError(reply, current, 'avatarUrl', avatarProblem, values);
 
     const keepsAvatar = !withAvatar || (avatarUrl === '' && isUploadedAvatar(config.issuer, current.user.avatarUrl));
@@ -175,10 +185,10 @@ export function registerAccountRoutes(app: FastifyInstance, deps: AccountPageDep
         return redirectToNotice(reply, 'avatar-removed');
       }
       const file = body?.avatar;
-      if (file !== undefined && !Buffer.isBuffer(file)) return rerenderWithError(reply, current, 'avatarFile', 'Choose an image file to upload');
+      if (file !== undefined && !Buffer.isBuffer(file)) return rerenderWithError(reply, current, 'avatarFile', { key: 'account.error.chooseImage' });
       const avatarUrl = formField(body, 'avatar_url', 2100).trim();
       if ((file === undefined || file.length === 0) && avatarUrl !== '') {
-        const problem = checkAvatarUrl(avatarUrl);
+        const problem = avatarUrlProblem(avatarUrl);
         if (problem) return rerenderWithError(reply, current, 'avatarUrl', problem, { avatarUrl });
         await storage.transaction(async (tx) => {
           await tx.users.update(current.user.id, { avatarUrl }, new Date());
@@ -187,7 +197,7 @@ export function registerAccountRoutes(app: FastifyInstance, deps: AccountPageDep
         return redirectToNotice(reply, 'avatar-saved');
       }
       const data = file ?? Buffer.alloc(0);
-      const problem = data.length === 0 ? 'Choose an image file to upload, or enter the address of a picture' : checkAvatarUpload(data);
+      const problem: RuleProblem | null = data.length === 0 ? { key: 'account.error.chooseImageOrUrl' } : avatarUploadProblem(data);
       if (problem) return rerenderWithError(reply, current, 'avatarFile', problem);
       await storeAvatarImage(storage, config.issuer, current.user, data);
       request.log.info({ event: 'avatar_uploaded', userId: current.user.id, bytes: data.length }, 'avatar uploaded');
@@ -233,9 +243,9 @@ export function registerAccountRoutes(app: FastifyInstance, deps: AccountPageDep
     const currentPassword = formField(request.body, 'current_password', 1024);
     const newPassword = formField(request.body, 'new_password', 1024);
     if (!(await verifyPassword(current.user.passwordHash, currentPassword))) {
-      return rerenderWithError(reply, current, 'currentPassword', 'This is not your current password');
+      return rerenderWithError(reply, current, 'currentPassword', { key: 'account.error.currentPassword' });
     }
-    const problem = checkPassword(newPassword, current.user.email);
+    const problem = passwordProblem(newPassword, current.user.email);
     if (problem) return rerenderWithError(reply, current, 'newPassword', problem);
     const passwordHash = await hashPassword(newPassword);
     const now = new Date();
@@ -263,7 +273,9 @@ export function registerAccountRoutes(app: FastifyInstance, deps: AccountPageDep
       clearSessionCookie(config, reply);
       return reply.redirect('/', 303);
     }
-    return redirectToNotice(reply, 'session-ended', ended.length > 0 && ending ? describeSession(ending) : undefined);
+    // Named in the words of the page that asked (the notice shows it as it is).
+    const words = userAgentWords(pageTranslator(request).t);
+    return redirectToNotice(reply, 'session-ended', ended.length > 0 && ending ? describeSession(ending, words) : undefined);
   });
 
   // "Sign out everywhere": every session of this person, this one included (issue 14 item 5).

@@ -47,16 +47,20 @@ export function checkName(name: string): string | null {
   return inEnglish(nameProblem(name));
 }
 
-export function checkAvatarUrl(url: string): string | null {
-  if (url.length > 2000) return 'Avatar URL must be at most 2000 characters';
+export function avatarUrlProblem(url: string): RuleProblem | null {
+  if (url.length > 2000) return { key: 'account.error.urlTooLong' };
   let parsed: URL;
   try {
     parsed = new URL(url);
   } catch {
-    return 'Avatar URL must be an absolute https:// URL';
+    return { key: 'account.error.urlNotAbsolute' };
   }
-  if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') return 'Avatar URL must be an https:// URL';
+  if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') return { key: 'account.error.urlNotHttps' };
   return null;
+}
+
+export function checkAvatarUrl(url: string): string | null {
+  return inEnglish(avatarUrlProblem(url));
 }
 
 /** NIST SP 800-63B §5.1.1.2: length over composition rules, and no password that is the email itself. */

@@ -5,6 +5,7 @@
  */
 import { generateIdentifier } from '../crypto/secrets.js';
 import type { Storage, User } from '../storage/storage.js';
+import { inEnglish, type RuleProblem } from './account-rules.js';
 
 export const MAX_AVATAR_BYTES = 1024 * 1024;
 export const AVATAR_TYPES = ['image/png', 'image/jpeg', 'image/gif', 'image/webp'] as const;
@@ -20,11 +21,16 @@ export function sniffImageType(data: Buffer): AvatarType | null {
 }
 
 /** The problem with an upload, in words a person can act on, or null when it is fine. */
-export function checkAvatarUpload(data: Buffer): string | null {
-  if (data.length === 0) return 'Choose an image file to upload';
-  if (data.length > MAX_AVATAR_BYTES) return 'The image is larger than 1 MB; choose a smaller one';
-  if (!sniffImageType(data)) return 'The file is not a PNG, JPEG, GIF or WebP image';
+/** What is wrong with an uploaded picture, as a message of the catalogue (account-rules.ts RuleProblem). */
+export function avatarUploadProblem(data: Buffer): RuleProblem | null {
+  if (data.length === 0) return { key: 'account.error.chooseImage' };
+  if (data.length > MAX_AVATAR_BYTES) return { key: 'account.error.imageTooLarge' };
+  if (!sniffImageType(data)) return { key: 'account.error.notAnImage' };
   return null;
+}
+
+export function checkAvatarUpload(data: Buffer): string | null {
+  return inEnglish(avatarUploadProblem(data));
 }
 
 export function avatarPathPrefix(issuer: string): string {

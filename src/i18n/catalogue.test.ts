@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { h } from 'preact';
 import { renderToString } from 'preact-render-to-string';
+import { ACCOUNT_ACTIVITY_TYPES } from '../audit/event-types.js';
 import { SUPPORTED_LOCALES } from './locales.js';
 import { CATALOGUES, type Message, type MessageKey } from './messages/index.js';
 import { translator } from './translator.js';
@@ -60,4 +61,9 @@ test('a message with parts puts the elements where its placeholders are, escaped
   assert.equal(html, '<p>Danach kehren Sie zu <strong>&lt;b>x&lt;/b></strong> (<a href="/">home</a>) zurück.</p>');
   assert.throws(() => de.t('consent.title'), /\{app\} was not given/);
   assert.throws(() => de.rich('consent.title', {}), /\{app\} was not given/);
+});
+
+test('every event the account page lists has its words in the catalogue (else another language shows "Other change")', () => {
+  const de = translator('de');
+  assert.deepEqual(ACCOUNT_ACTIVITY_TYPES.filter((type) => !de.has(`activity.${type}`)), []);
 });

@@ -14,6 +14,8 @@ export type Params = Readonly<Record<string, string | number>>;
 export interface Translator {
   readonly locale: Locale;
   t(key: MessageKey, params?: Params): string;
+  /** Whether a key made at run time ("activity." + an event type) is in the catalogue. */
+  has(key: string): key is MessageKey;
   /** The message split at its placeholders, each filled with the component's element or text. */
   rich(key: MessageKey, parts: Readonly<Record<string, ComponentChild>>): ComponentChild[];
   /**
@@ -59,6 +61,7 @@ export function translator(locale: Locale = DEFAULT_LOCALE): Translator {
   const made: Translator = {
     locale,
     t,
+    has: (key): key is MessageKey => Object.hasOwn(catalogue, key),
     rich(key, parts) {
       const text = select(catalogue[key], locale, undefined);
       const out: ComponentChild[] = [];

@@ -58,11 +58,19 @@ export function parseUserAgent(userAgent: string | null): UserAgentParts {
   return { browser, system };
 }
 
+/** The words around the names, in the page's language (pages/account-page.tsx userAgentWords). */
+export interface UserAgentWords {
+  unknown: string;
+  browserOnSystem(browser: string, system: string): string;
+}
+
+const ENGLISH: UserAgentWords = { unknown: 'Unknown device', browserOnSystem: (browser, system) => `${browser} on ${system}` };
+
 /** "Chrome 131 on macOS", "curl 8", or the header itself, shortened, when neither is recognised. */
-export function describeUserAgent(userAgent: string | null): string {
-  if (!userAgent) return 'Unknown device';
+export function describeUserAgent(userAgent: string | null, words: UserAgentWords = ENGLISH): string {
+  if (!userAgent) return words.unknown;
   const { browser, system } = parseUserAgent(userAgent);
-  if (browser && system) return `${browser} on ${system}`;
+  if (browser && system) return words.browserOnSystem(browser, system);
   if (browser || system) return (browser ?? system) as string;
   return userAgent.length > 60 ? `${userAgent.slice(0, 57)}…` : userAgent;
 }

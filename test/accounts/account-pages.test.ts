@@ -3,6 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import { parse as parseHtml } from 'node-html-parser';
 import { issueEmailLink } from '../../src/accounts/email-links.js';
 import { ACCOUNT_NOTICES } from '../../src/views/pages/account-page.js';
+import { translator } from '../../src/i18n/translator.js';
 import { solidPng } from '../helpers/chromium.js';
 import { inputValue, pageText, TestBrowser } from '../helpers/browser.js';
 import { authorize, exchangeCode } from '../helpers/oauth-flow.js';
@@ -405,7 +406,7 @@ describe('account page: sections, sessions told apart, notices beside the change
     // A second post for an app that has no access any more names nothing.
     const again = await submitForm(browser, server.baseUrl, '/account', '/account/apps/remove', { client_id: client.clientId });
     assert.equal(again.status, 303);
-    assert.equal(noticeIn((await browser.request(`${server.baseUrl}/account?notice=access-removed`)).body, 'apps'), ACCOUNT_NOTICES['access-removed']);
+    assert.equal(noticeIn((await browser.request(`${server.baseUrl}/account?notice=access-removed`)).body, 'apps'), translator('en').t(ACCOUNT_NOTICES['access-removed']));
   });
 
   test('saving the name: the notice beside the name field says the new name, and the picture is left as it was', async () => {

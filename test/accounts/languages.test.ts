@@ -263,7 +263,7 @@ describe('languages', () => {
     const { user, password } = await server.createUser({ email: 'untranslated@example.com' });
     const browser = new LanguageBrowser('de');
     await signedIn(browser, user.email, password);
-    for (const path of ['/account', '/developer']) {
+    for (const path of ['/developer']) {
       const page = await browser.request(`${server.baseUrl}${path}`);
       assert.equal(page.status, 200, path);
       assert.equal(htmlLang(page), 'en', path);
@@ -304,5 +304,33 @@ describe('languages', () => {
     const question = await browser.request(`${server.baseUrl}/oauth2/logout?ui_locales=de-AT`);
     assertGerman(question, 'sign out? with ui_locales');
     assert.equal(htmlLang(await browser.request(`${server.baseUrl}/oauth2/logout`)), 'en');
+  });
+
+  test('the account page, its notices, its errors and its activity in German', async () => {
+    const { user, password } = await server.createUser({ email: 'account-de@example.com', name: 'Sam' });
+    const other = new LanguageBrowser('en');
+    await signedIn(other, user.email, password);
+    const browser = new LanguageBrowser('de');
+    await signedIn(browser, user.email, password);
+    const page = await browser.request(`${server.baseUrl}/account`);
+    assertGerman(page, 'account');
+    assert.match(pageText(page.body), /Letzte Aktivitäten/);
+    assert.match(pageText(page.body), /Angemeldet/);
+    assert.match(pageText(page.body), /Dieses Gerät/);
+    const renamed = await browser.follow(`${server.baseUrl}/account/profile`, server.baseUrl, { form: { _csrf: inputValue(page.body, '_csrf'), name: 'Samira' } });
+    assertGerman(renamed, 'account, name saved');
+    assert.match(pageText(renamed.body), /Ihr Name ist jetzt Samira\./);
+    const wrong = await browser.request(`${server.baseUrl}/account/password`, { form: { _csrf: inputValue(page.body, '_csrf'), current_password: 'not it', new_password: 'a new long password' } });
+    assert.equal(wrong.status, 400);
+    assertGerman(wrong, 'account, wrong current password');
+    assert.match(pageText(wrong.body), /Das ist nicht Ihr aktuelles Passwort\./);
+    const empty = await browser.request(`${server.baseUrl}/account/profile`, { form: { _csrf: inputValue(page.body, '_csrf'), name: ' ' } });
+    assertGerman(empty, 'account, empty name');
+    assert.match(pageText(empty.body), /Der Name darf nicht leer sein\./);
+    const sessionId = parseHtml(page.body).querySelector('input[name="session"]')?.getAttribute('value');
+    assert.ok(sessionId, 'the other session has a sign-out button');
+    const ended = await browser.follow(`${server.baseUrl}/account/sessions/end`, server.baseUrl, { form: { _csrf: inputValue(page.body, '_csrf'), session: sessionId } });
+    assertGerman(ended, 'account, a session signed out');
+    assert.match(pageText(ended.body), /wurde abgemeldet\. Dieses Gerät muss sich neu anmelden/);
   });
 });

@@ -1,11 +1,11 @@
 import { CsrfField, Field } from '../components/field.js';
 import { Notice } from '../components/notice.js';
-import { LocalOutboxHint } from './forgot-password-page.js';
 import { PostButton } from '../components/post-button.js';
-import { asSentence, describeScopes, formatTime } from '../format.js';
+import { asSentence } from '../format.js';
 import { Layout } from '../layout.js';
-import { useBrandName } from '../page-context.js';
-import { describeUserAgent, parseUserAgent } from '../user-agent.js';
+import { asPage, useBrandName, useI18n } from '../page-context.js';
+import { describeUserAgent, parseUserAgent, type UserAgentWords } from '../user-agent.js';
+import type { Translator } from '../../i18n/translator.js';
 
 export interface AccountSessionView {
   id: string;
@@ -31,6 +31,8 @@ export interface ConnectedAppView {
 export interface AccountActivityView {
   at: Date;
   what: string;
+  /** The same in parts, told in the page's language: the event type, its reason, the app or thing it named. */
+  event?: { type: string; reason: string | null; name: string | null };
   userAgent: string | null;
   ipAddress: string | null;
 }
@@ -41,16 +43,16 @@ export interface AccountActivityView {
  * right after the change it names it (noticeText).
  */
 export const ACCOUNT_NOTICES = {
-  welcome: 'Welcome. We sent you a mail: open its link to confirm your email address.',
-  'profile-saved': 'Your name was saved.',
-  'avatar-uploaded': 'Your new picture is in place.',
-  'avatar-saved': 'Your new picture is in place.',
-  'avatar-removed': 'Your picture was removed.',
-  'password-changed': 'Your password was changed, and your other sessions were signed out.',
-  'session-ended': 'That session was signed out.',
-  'access-removed': 'Access removed: the app can no longer use your account, and its tokens stopped working.',
-  'verification-sent': 'We sent a new confirmation link to your email address.',
-  'verification-limit': 'We already sent several links in the last hour. Check your inbox and spam folder, or try again later.',
+  welcome: 'account.notice.welcomePlain',
+  'profile-saved': 'account.notice.profileSaved',
+  'avatar-uploaded': 'account.notice.pictureInPlace',
+  'avatar-saved': 'account.notice.pictureInPlace',
+  'avatar-removed': 'account.notice.pictureRemoved',
+  'password-changed': 'account.notice.passwordChanged',
+  'session-ended': 'account.notice.sessionEnded',
+  'access-removed': 'account.notice.accessRemoved',
+  'verification-sent': 'account.notice.verificationSent',
+  'verification-limit': 'account.notice.verificationLimit',
 } as const;
 export type AccountNotice = keyof typeof ACCOUNT_NOTICES;
 
@@ -112,34 +114,69 @@ export interface AccountPageProps {
 }
 
 /** The notice's words: naming what changed when the route said so. */
-export function noticeText(notice: AccountNotice, subject: string | undefined, user: AccountPageProps['user'], brandName: string): string {
+export function noticeText(t: Translator['t'], notice: AccountNotice, subject: string | undefined, user: AccountPageProps['user'], brandName: string): string {
   switch (notice) {
     case 'welcome':
-      return `Welcome to ${brandName}. We sent you a mail: open its link to confirm your email address.`;
+      return t('account.notice.welcome', { brand: brandName });
     case 'profile-saved':
-      return `Your name is now ${user.name}.`;
+      return t('account.notice.nameNow', { name: user.name });
     case 'avatar-saved':
-      return user.avatarUrl ? `Your picture now comes from ${safeHost(user.avatarUrl)}.` : ACCOUNT_NOTICES[notice];
+      return user.avatarUrl ? t('account.notice.pictureFrom', { host: safeHost(user.avatarUrl) ?? t('account.notice.anotherSite') }) : t(ACCOUNT_NOTICES[notice]);
     case 'session-ended':
-      return subject ? `Signed out ${subject}. That device must sign in again to use your account.` : ACCOUNT_NOTICES[notice];
+      return subject ? t('account.notice.sessionEndedNamed', { session: subject }) : t(ACCOUNT_NOTICES[notice]);
     case 'access-removed':
-      return subject ? `${subject} can no longer access your account, and the tokens it held stopped working.` : ACCOUNT_NOTICES[notice];
+      return subject ? t('account.notice.accessRemovedNamed', { app: subject }) : t(ACCOUNT_NOTICES[notice]);
     default:
-      return ACCOUNT_NOTICES[notice];
+      return t(ACCOUNT_NOTICES[notice]);
   }
 }
 
-function safeHost(url: string): string {
+function safeHost(url: string): string | null {
   try {
     return new URL(url).host;
   } catch {
-    return 'another site';
+    return null;
   }
 }
 
+/** The words around browser and system names in the page's language ("Firefox 133 auf Windows"). */
+export function userAgentWords(t: Translator['t']): UserAgentWords {
+  return { unknown: t('account.device.unknown'), browserOnSystem: (browser, system) => t('account.device.browserOnSystem', { browser, system }) };
+}
+
 /** "Firefox 133 on Windows, 203.0.113.5": how a session is named in buttons and notices. */
-export function describeSession(session: Pick<AccountSessionView, 'userAgent' | 'ipAddress'>): string {
-  return session.ipAddress ? `${describeUserAgent(session.userAgent)}, ${session.ipAddress}` : describeUserAgent(session.userAgent);
+export function describeSession(session: Pick<AccountSessionView, 'userAgent' | 'ipAddress'>, words?: UserAgentWords): string {
+  return session.ipAddress ? `${describeUserAgent(session.userAgent, words)}, ${session.ipAddress}` : describeUserAgent(session.userAgent, words);
+}
+
+/** What an app can see, in words (consent's list, shortened): the widest scope first. */
+function describeScopes(t: Translator['t'], scope: readonly string[], brand: string): string[] {
+  const lines: string[] = [];
+  if (scope.includes('profile')) lines.push(t('account.scope.profile'));
+  else if (scope.includes('email')) lines.push(t('account.scope.email'));
+  if (scope.includes('openid')) lines.push(t('account.scope.openid', { brand }));
+  return lines.length > 0 ? lines : [t('account.scope.none', { brand })];
+}
+
+/** A line of "Recent activity" in the page's language; English keeps the words the route wrote. */
+function describeActivity({ t, has, locale }: Translator, item: AccountActivityView): string {
+  if (locale === 'en' || !item.event) return item.what;
+  const typeKey = `activity.${item.event.type}`;
+  const reasonKey = `activity.reason.${item.event.reason}`;
+  const label = has(typeKey) ? t(typeKey) : t('activity.other');
+  const reason = item.event.reason && has(reasonKey) ? t(reasonKey) : null;
+  return `${label}${item.event.name ? `: ${item.event.name}` : ''}${reason ? ` (${reason})` : ''}`;
+}
+
+/** On a Latch that sends no real mail: where its mail is. */
+function LocalOutboxHint() {
+  const { t, rich } = useI18n();
+  const brand = useBrandName();
+  return (
+    <p class="hint" id="local-outbox-hint">
+      {rich('account.localOutbox', { brand, outbox: <a href="/dev/outbox">{t('forgot.localOutbox.link')}</a> })}
+    </p>
+  );
 }
 
 function Avatar({ url, name }: { url: string | null; name: string }) {
@@ -148,61 +185,72 @@ function Avatar({ url, name }: { url: string | null; name: string }) {
 }
 
 function SessionItem({ session, csrfToken }: { session: AccountSessionView; csrfToken: string }) {
+  const { t, dateTime } = useI18n();
+  const words = userAgentWords(t);
   const { browser, system } = parseUserAgent(session.userAgent);
-  const name = browser ?? (system ? null : describeUserAgent(session.userAgent));
+  const name = browser ?? (system ? null : describeUserAgent(session.userAgent, words));
   return (
     <li>
       <div>
-        <strong>{name ?? 'Unknown browser'}</strong>
-        {system ? ` on ${system}` : null} {session.isCurrent ? <span class="badge ok">This device</span> : null}
+        <strong>{name ?? t('account.session.unknownBrowser')}</strong>
+        {system ? ` ${t('account.session.onSystem', { system })}` : null} {session.isCurrent ? <span class="badge ok">{t('account.session.thisDevice')}</span> : null}
         <br />
         <span class="muted">
-          {session.ipAddress ?? 'Unknown address'} · last active {formatTime(session.lastSeenAt)} · signed in {formatTime(session.createdAt)}
+          {t('account.session.facts', {
+            address: session.ipAddress ?? t('account.session.unknownAddress'),
+            active: dateTime(session.lastSeenAt),
+            since: dateTime(session.createdAt),
+          })}
         </span>
       </div>
       {session.isCurrent ? (
         // This browser signs out through the OIDC logout endpoint, which also tells the apps that listen.
-        <PostButton action="/logout" csrfToken={csrfToken} label="Sign out this device" inline />
+        <PostButton action="/logout" csrfToken={csrfToken} label={t('account.session.signOutThis')} inline />
       ) : (
-        <PostButton action="/account/sessions/end" csrfToken={csrfToken} label="Sign out" ariaLabel={`Sign out ${describeSession(session)}`} fields={{ session: session.id }} inline />
+        <PostButton
+          action="/account/sessions/end"
+          csrfToken={csrfToken}
+          label={t('account.session.signOut')}
+          ariaLabel={t('account.session.signOutNamed', { session: describeSession(session, words) })}
+          fields={{ session: session.id }}
+          inline
+        />
       )}
     </li>
   );
 }
 
-/** The page; routes call it as a function, so the part that reads the page context (a hook) is a component of its own. */
-export function AccountPage(props: AccountPageProps) {
-  return <AccountPageContent {...props} />;
-}
-
-function AccountPageContent(props: AccountPageProps) {
+/** The page; routes call it as a function (asPage), so that it reads the page context (its language, the brand). */
+export const AccountPage = asPage(function AccountPage(props: AccountPageProps) {
+  const i18n = useI18n();
+  const { t, dateTime } = i18n;
   const { user, csrfToken } = props;
   // Field errors are told as sentences, whatever rule module wrote them (issue 19 item 2).
   const errors = Object.fromEntries(Object.entries(props.errors).map(([field, message]) => [field, message && asSentence(message)])) as AccountPageProps['errors'];
   const brandName = useBrandName();
   const noticeAt = (place: NoticePlace) =>
-    props.notice && NOTICE_PLACES[props.notice] === place ? <Notice>{noticeText(props.notice, props.noticeSubject, user, brandName)}</Notice> : null;
+    props.notice && NOTICE_PLACES[props.notice] === place ? <Notice>{noticeText(t, props.notice, props.noticeSubject, user, brandName)}</Notice> : null;
   const factors = props.factors ?? { authenticatorApp: false, passkeys: 0 };
   const twoStepOn = props.twoStepOn ?? (factors.authenticatorApp || factors.passkeys > 0);
   return (
-    <Layout title="Your account" signedIn current="account" wide>
-      <h1 class="page-title">Your account</h1>
-      <nav class="section-nav" aria-label="Account sections">
-        <a href="#profile">Profile</a>
-        <a href="#security">Security</a>
-        <a href="#apps">Connected apps</a>
-        <a href="#activity">Recent activity</a>
+    <Layout title={t('account.title')} signedIn current="account" wide>
+      <h1 class="page-title">{t('account.title')}</h1>
+      <nav class="section-nav" aria-label={t('account.sections')}>
+        <a href="#profile">{t('account.profile')}</a>
+        <a href="#security">{t('account.security')}</a>
+        <a href="#apps">{t('account.apps')}</a>
+        <a href="#activity">{t('account.activity')}</a>
       </nav>
 
       <section class="card" id="profile" aria-labelledby="profile-heading">
-        <h2 id="profile-heading">Profile</h2>
+        <h2 id="profile-heading">{t('account.profile')}</h2>
         <div class="profile">
           <Avatar url={user.avatarUrl} name={user.name} />
           <div>
             <p class="profile-name">{user.name}</p>
             <p class="muted">
               {user.email}{' '}
-              {user.emailVerified ? <span class="badge ok">verified</span> : <span class="badge warn">not verified</span>}
+              {user.emailVerified ? <span class="badge ok">{t('account.verified')}</span> : <span class="badge warn">{t('account.notVerified')}</span>}
             </p>
           </div>
         </div>
@@ -211,9 +259,9 @@ function AccountPageContent(props: AccountPageProps) {
           <form method="post" action="/account/verification-email" class="inline-form">
             <CsrfField token={csrfToken} />
             <p class="hint">
-              Confirm your email address with the link we sent you. No mail?{' '}
+              {t('account.confirmEmail')}{' '}
               <button type="submit" class="secondary">
-                Send a new link
+                {t('account.sendNewLink')}
               </button>
             </p>
             {props.localOutbox ? <LocalOutboxHint /> : null}
@@ -222,10 +270,10 @@ function AccountPageContent(props: AccountPageProps) {
 
         <form method="post" action="/account/profile" novalidate class="subsection">
           <CsrfField token={csrfToken} />
-          <Field id="name" name="name" label="Name" autocomplete="name" required value={props.values.name ?? user.name} error={errors.name} hint="Apps you sign in to see this name." />
+          <Field id="name" name="name" label={t('account.name')} autocomplete="name" required value={props.values.name ?? user.name} error={errors.name} hint={t('account.nameHint')} />
           {noticeAt('name')}
           <div class="actions">
-            <button type="submit">Save name</button>
+            <button type="submit">{t('account.saveName')}</button>
           </div>
         </form>
 
@@ -233,26 +281,26 @@ function AccountPageContent(props: AccountPageProps) {
         <form method="post" action="/account/avatar" enctype="multipart/form-data" novalidate class="subsection">
           <CsrfField token={csrfToken} />
           <fieldset>
-            <legend>Picture</legend>
-            <Field id="avatar_file" name="avatar" label="Upload an avatar image" type="file" accept="image/png,image/jpeg,image/gif,image/webp" hint="PNG, JPEG, GIF or WebP, at most 1 MB." error={errors.avatarFile} />
+            <legend>{t('account.picture')}</legend>
+            <Field id="avatar_file" name="avatar" label={t('account.upload')} type="file" accept="image/png,image/jpeg,image/gif,image/webp" hint={t('account.uploadHint')} error={errors.avatarFile} />
             <Field
               id="avatar_url"
               name="avatar_url"
-              label="Or the address of a picture"
+              label={t('account.pictureUrl')}
               type="url"
               value={props.values.avatarUrl ?? (props.usesUploadedAvatar ? '' : (user.avatarUrl ?? ''))}
               error={errors.avatarUrl}
-              hint={props.usesUploadedAvatar ? 'You are using an uploaded image.' : 'An https:// address of a picture of you.'}
+              hint={props.usesUploadedAvatar ? t('account.pictureUrl.uploaded') : t('account.pictureUrl.hint')}
             />
           </fieldset>
           {noticeAt('picture')}
           <div class="actions">
             <button type="submit" name="action" value="save">
-              Save picture
+              {t('account.savePicture')}
             </button>
             {user.avatarUrl ? (
               <button type="submit" name="action" value="remove" class="secondary">
-                Remove picture
+                {t('account.removePicture')}
               </button>
             ) : null}
           </div>
@@ -260,65 +308,65 @@ function AccountPageContent(props: AccountPageProps) {
       </section>
 
       <section class="card" id="security" aria-labelledby="security-heading">
-        <h2 id="security-heading">Security</h2>
+        <h2 id="security-heading">{t('account.security')}</h2>
 
         <section id="password" aria-labelledby="password-heading" class="subsection">
-          <h3 id="password-heading">Password</h3>
+          <h3 id="password-heading">{t('account.password')}</h3>
           <form method="post" action="/account/password" novalidate>
             <CsrfField token={csrfToken} />
             <input type="hidden" name="username" value={user.email} autocomplete="username" />
-            <Field id="current_password" name="current_password" label="Current password" type="password" autocomplete="current-password" required error={errors.currentPassword} />
+            <Field id="current_password" name="current_password" label={t('account.currentPassword')} type="password" autocomplete="current-password" required error={errors.currentPassword} />
             <Field
               id="new_password"
               name="new_password"
-              label="New password"
+              label={t('account.newPassword')}
               type="password"
               autocomplete="new-password"
               required
               error={errors.newPassword}
-              hint={`At least ${props.passwordMinLength} characters. Changing your password signs out all your other sessions.`}
+              hint={t('account.newPasswordHint', { count: props.passwordMinLength })}
             />
             {noticeAt('password')}
             <div class="actions">
-              <button type="submit">Change password</button>
+              <button type="submit">{t('account.changePassword')}</button>
             </div>
           </form>
         </section>
 
         <section id="two-step" aria-labelledby="two-step-heading" class="subsection">
-          <h3 id="two-step-heading">Two-step verification</h3>
+          <h3 id="two-step-heading">{t('account.twoStep')}</h3>
           <p>
-            {twoStepOn ? <span class="badge ok">On</span> : <span class="badge warn">Off</span>}{' '}
-            {twoStepOn ? 'Signing in with your password also asks for your authenticator app or a passkey.' : 'Signing in needs only your password.'}
+            {twoStepOn ? <span class="badge ok">{t('twoStepSettings.on')}</span> : <span class="badge warn">{t('twoStepSettings.off')}</span>}{' '}
+            {twoStepOn ? t('account.twoStep.on') : t('account.twoStep.off')}
           </p>
           <ul class="facts">
-            <li>Authenticator app: {factors.authenticatorApp ? 'set up' : 'none'}</li>
-            <li>Passkeys: {factors.passkeys === 0 ? 'none' : factors.passkeys === 1 ? 'one' : factors.passkeys}</li>
+            <li>{factors.authenticatorApp ? t('account.factors.app.on') : t('account.factors.app.off')}</li>
+            <li>{factors.passkeys === 0 ? t('account.factors.passkeys.none') : t('account.factors.passkeys', { count: factors.passkeys })}</li>
           </ul>
           <p>
-            <a href="/account/two-step">{twoStepOn ? 'Manage two-step verification and passkeys' : 'Set up two-step verification or a passkey'}</a>
+            <a href="/account/two-step">{twoStepOn ? t('account.twoStep.manage') : t('account.twoStep.setUp')}</a>
           </p>
         </section>
 
         <section id="sessions" aria-labelledby="sessions-heading" class="subsection">
-          <h3 id="sessions-heading">Where you are signed in</h3>
+          <h3 id="sessions-heading">{t('account.sessions')}</h3>
           {noticeAt('sessions')}
           <ul class="plain">
             {props.sessions.map((session) => (
               <SessionItem session={session} csrfToken={csrfToken} />
             ))}
           </ul>
-          <PostButton action="/account/sessions/end-all" csrfToken={csrfToken} label="Sign out everywhere">
-            <p class="muted">Sign out of {brandName} on every device listed here, this one included. Apps that listen for the sign-out are told; others keep their own sessions.</p>
+          <PostButton action="/account/sessions/end-all" csrfToken={csrfToken} label={t('account.signOutEverywhere')}>
+            <p class="muted">{t('account.signOutEverywhere.hint', { brand: brandName })}</p>
           </PostButton>
         </section>
       </section>
 
       <section class="card" id="apps" aria-labelledby="apps-heading">
-        <h2 id="apps-heading">Connected apps</h2>
+        <h2 id="apps-heading">{t('account.apps')}</h2>
         {noticeAt('apps')}
         {props.apps.length === 0 ? (
-          <p class="muted">You have not allowed any app to use your {brandName} account.</p>
+          <p class="muted">{t('account.apps.none', { brand: brandName })}</p>
         ) : (
           <ul class="plain">
             {props.apps.map((app) => (
@@ -336,11 +384,18 @@ function AccountPageContent(props: AccountPageProps) {
                   ) : null}
                   <br />
                   <span class="muted">
-                    Can see: {describeScopes(app.scope, brandName).join('; ')}. Allowed {formatTime(app.grantedAt)}.{' '}
-                    {app.lastUsedAt ? `Last used ${formatTime(app.lastUsedAt)}.` : 'Not used yet.'}
+                    {t('account.apps.canSee', { scopes: describeScopes(t, app.scope, brandName).join('; '), granted: dateTime(app.grantedAt) })}{' '}
+                    {app.lastUsedAt ? t('account.apps.lastUsed', { used: dateTime(app.lastUsedAt) }) : t('account.apps.notUsed')}
                   </span>
                 </div>
-                <PostButton action="/account/apps/remove" csrfToken={csrfToken} label="Remove access" ariaLabel={`Remove access for ${app.name}`} fields={{ client_id: app.clientId }} inline />
+                <PostButton
+                  action="/account/apps/remove"
+                  csrfToken={csrfToken}
+                  label={t('account.apps.remove')}
+                  ariaLabel={t('account.apps.removeNamed', { app: app.name })}
+                  fields={{ client_id: app.clientId }}
+                  inline
+                />
               </li>
             ))}
           </ul>
@@ -348,9 +403,9 @@ function AccountPageContent(props: AccountPageProps) {
       </section>
 
       <section class="card" id="activity" aria-labelledby="activity-heading">
-        <h2 id="activity-heading">Recent activity</h2>
+        <h2 id="activity-heading">{t('account.activity')}</h2>
         {props.activity.length === 0 ? (
-          <p class="muted">Nothing yet.</p>
+          <p class="muted">{t('account.activity.none')}</p>
         ) : (
           // On a narrow screen the table scrolls sideways: focusable so that a keyboard can scroll it (WCAG 2.1.1),
           // a group named by the heading so that a screen reader says what it entered.
@@ -358,18 +413,18 @@ function AccountPageContent(props: AccountPageProps) {
             <table>
               <thead>
                 <tr>
-                  <th scope="col">When</th>
-                  <th scope="col">What</th>
-                  <th scope="col">Browser</th>
-                  <th scope="col">Address</th>
+                  <th scope="col">{t('account.activity.when')}</th>
+                  <th scope="col">{t('account.activity.what')}</th>
+                  <th scope="col">{t('account.activity.browser')}</th>
+                  <th scope="col">{t('account.activity.address')}</th>
                 </tr>
               </thead>
               <tbody>
                 {props.activity.map((item) => (
                   <tr>
-                    <td>{formatTime(item.at)}</td>
-                    <td>{item.what}</td>
-                    <td>{item.userAgent === null ? '—' : describeUserAgent(item.userAgent)}</td>
+                    <td>{dateTime(item.at)}</td>
+                    <td>{describeActivity(i18n, item)}</td>
+                    <td>{item.userAgent === null ? '—' : describeUserAgent(item.userAgent, userAgentWords(t))}</td>
                     <td>{item.ipAddress ?? '—'}</td>
                   </tr>
                 ))}
@@ -377,8 +432,8 @@ function AccountPageContent(props: AccountPageProps) {
             </table>
           </div>
         )}
-        <p class="muted">If you do not recognise something here, change your password and sign out everywhere.</p>
+        <p class="muted">{t('account.activity.hint')}</p>
       </section>
     </Layout>
   );
-}
+});
