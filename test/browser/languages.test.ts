@@ -1,6 +1,7 @@
 /**
  * The German pages in Chromium (issue 19 items 7 and 9): a browser set to German gets the sign-in of an app, the
- * consent page, sign-up, the forgotten-password page and an error page in German, at desktop and phone widths:
+ * consent page, sign-up, the forgotten-password page, an error page, the account page and the two-step settings in
+ * German, at desktop and phone widths:
  * `<html lang="de">`, axe-core finds no serious violation, and the longer German words fit the screen.
  */
 import assert from 'node:assert/strict';
@@ -76,6 +77,12 @@ describe('German pages in Chromium', { skip: skipWithoutChromium }, () => {
         await signUp.goto(`${latch.baseUrl}/oauth2/authorize?client_id=unknown-app&response_type=code`);
         await signUp.getByRole('heading', { name: 'Dieser Anmeldelink funktioniert nicht' }).waitFor();
         await checkGermanPage(signUp, `error-${width.name}`);
+        // The account page, with its longer German words, signed in from the flow above.
+        await signUp.goto(`${latch.baseUrl}/account`);
+        await signUp.getByRole('heading', { name: 'Ihr Konto' }).waitFor();
+        await checkGermanPage(signUp, `account-${width.name}`);
+        await signUp.goto(`${latch.baseUrl}/account/two-step`);
+        await checkGermanPage(signUp, `two-step-settings-${width.name}`);
       } finally {
         await context.close();
       }
