@@ -29,8 +29,9 @@ export function renderPage(reply: FastifyReply, page: VNode, options: RenderOpti
   const context = { brand: frame.brand, stylesheetHref: frame.stylesheetHref, signedIn: reply.request.browserSignedIn, isAdmin: reply.request.browserIsAdmin, i18n };
   return reply
     .header('content-language', i18n.locale)
-    // The same address answers in another language for another Accept-Language (RFC 9110 §12.5.5).
-    .header('vary', 'accept-language')
+    // The same address answers in another language for another Accept-Language (RFC 9110 §12.5.5); added to
+    // what the reply varies on already, if anything.
+    .header('vary', [reply.getHeader('vary'), 'Accept-Language'].filter(Boolean).join(', '))
     .header('content-security-policy', pageContentSecurityPolicy(options.formActions))
     .header('cache-control', 'no-store')
     .type('text/html; charset=utf-8')

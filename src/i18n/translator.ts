@@ -31,10 +31,14 @@ export interface Translator {
 
 const PLACEHOLDER = /\{(\w+)\}/g;
 
+const pluralRules = new Map<Locale, Intl.PluralRules>();
+
 function select(message: Message, locale: Locale, params: Params | undefined): string {
   if (typeof message === 'string') return message;
   const count = Number(params?.count ?? 0);
-  const category = new Intl.PluralRules(locale).select(count);
+  let rules = pluralRules.get(locale);
+  if (!rules) pluralRules.set(locale, (rules = new Intl.PluralRules(locale)));
+  const category = rules.select(count);
   return message[category as keyof typeof message] ?? message.other;
 }
 
