@@ -1,6 +1,6 @@
 /**
  * Resource indicators (RFC 8707; README "APIs (resource servers)"; docs/protocol-decisions.md "Resource
- * indicators"): the `resource` parameter of the authorization and token requests names the API the access token
+ * indicators and JWT access tokens"): the `resource` parameter of the authorization and token requests names the API the access token
  * is for. Each value is an absolute URI without fragment (§2), may repeat at the authorization request (§2.1), and
  * must be a resource server registered with `latch resource create`; anything else is invalid_target (§2).
  * At the token endpoint one resource per request: a JWT access token has one audience, and the client asks for
