@@ -4,18 +4,18 @@
  * create/list/show/add-redirect-uri/remove-redirect-uri/rotate-secret, user create with --password-stdin, and
  * redirect URIs that can never be safe rejected with a clear message.
  *
- * The CLI is compiled from the current sources into a private folder under .tmp/ (with a copy of
- * bin/latch.js beside it), so the test never runs a stale dist/ and never races another build.
+ * The compiled CLI is brought up to date from the current sources first (latch-process.ts ensureBuilt: one build at
+ * a time across test files), so the test never runs a stale dist/ and never races another build.
  */
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { hashTimeOrderedSecret } from '../../src/crypto/secrets.js';
 import { basicAuthorization, exchangeIssuedCode, issueCode, postToken } from '../helpers/code-fixtures.js';
 import { findRows, snapshotState } from '../helpers/database-snapshot.js';
+import { ensureBuilt } from '../helpers/latch-process.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 import { postIntrospect } from '../helpers/token-management.js';
 
@@ -29,25 +29,14 @@ interface CliResult {
 
 describe('latch CLI', () => {
   let server: TestServer;
-  let buildDir: string;
-  let latchBin: string;
+  const latchBin = join(REPOSITORY, 'bin', 'latch.js');
 
   before(async () => {
-    mkdirSync(join(REPOSITORY, '.tmp'), { recursive: true });
-    buildDir = mkdtempSync(join(REPOSITORY, '.tmp', 'cli-test-'));
-    const build = spawnSync(process.execPath, [join(REPOSITORY, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json', '--outDir', join(buildDir, 'dist')], {
-      cwd: REPOSITORY,
-      encoding: 'utf8',
-    });
-    assert.equal(build.status, 0, `the CLI builds: ${build.stdout}${build.stderr}`);
-    mkdirSync(join(buildDir, 'bin'));
-    latchBin = join(buildDir, 'bin', 'latch.js');
-    copyFileSync(join(REPOSITORY, 'bin', 'latch.js'), latchBin);
+    await ensureBuilt();
     server = await startTestServer();
   });
   after(async () => {
     await server?.stop();
-    if (buildDir) rmSync(buildDir, { recursive: true, force: true });
   });
 
   /** Runs `latch …` against the test server's database, with optional standard input. */
