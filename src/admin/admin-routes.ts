@@ -17,9 +17,10 @@ import type { AccountPageDeps } from '../accounts/page-deps.js';
 import { describeAccountFactors } from '../accounts/second-factor/account-factors.js';
 import { auditEventFamilies, EventFilterError, parseSince, parseTypeFilter } from '../audit/event-filter.js';
 import { AUDIT_EVENT_TYPE_NAMES } from '../audit/event-types.js';
-import { PageError } from '../errors.js';
 import { formField, noticeFor } from '../http/form-fields.js';
 import { renderPage } from '../http/render-page.js';
+import { pageTranslator, TranslatedPageError } from '../http/page-locale.js';
+import type { MessageKey } from '../i18n/messages/index.js';
 import { signingKeyState } from '../keys/signing-keys.js';
 import type { AuditEventFilter, User } from '../storage/storage.js';
 import { AdminClientPage, AdminClientsPage } from '../views/pages/admin-clients-page.js';
@@ -42,7 +43,7 @@ export function registerAdminRoutes(app: FastifyInstance, deps: AccountPageDeps)
   async function targetUser(request: FastifyRequest): Promise<User> {
     const { id } = request.params as { id: string };
     const user = /^[1-9]\d{0,14}$/.test(id) ? await storage.users.findById(Number(id)) : null;
-    if (!user) throw new PageError(404, 'No account has this number. It may have been deleted.');
+    if (!user) throw new TranslatedPageError(404, { key: 'admin.error.noUser' });
     return user;
   }
 
@@ -102,13 +103,13 @@ export function registerAdminRoutes(app: FastifyInstance, deps: AccountPageDeps)
    * One action on one account: the administrator, the account, then `act`; afterwards a 303 to the account's page
    * with `notice`. `refuse` names a reason not to act, shown on the page with a 400 instead.
    */
-  function userAction(path: string, notice: AdminUserNotice | null, act: (action: AdminAction) => Promise<void>, refuse?: (action: AdminAction) => string | null) {
+  function userAction(path: string, notice: AdminUserNotice | null, act: (action: AdminAction) => Promise<void>, refuse?: (action: AdminAction) => MessageKey | null) {
     app.post(`/admin/users/:id/${path}`, { preHandler: app.csrfProtection }, async (request, reply) => {
       const current = await requireAdministrator(storage, config, request, reply);
       if (!current) return reply;
       const action: AdminAction = { deps, request, admin: current.user, target: await targetUser(request) };
       const refusal = refuse?.(action) ?? null;
-      if (refusal) return renderUser(reply, current.user, action.target, { status: 400, error: refusal });
+      if (refusal) return renderUser(reply, current.user, action.target, { status: 400, error: pageTranslator(request).t(refusal) });
       await act(action);
       request.log.info({ event: 'admin_action', action: path, userId: action.target.id, adminUserId: current.user.id }, 'admin action');
       return reply.redirect(notice ? `/admin/users/${action.target.id}?notice=${notice}` : '/admin/users?notice=deleted', 303);
@@ -116,21 +117,22 @@ export function registerAdminRoutes(app: FastifyInstance, deps: AccountPageDeps)
   }
 
   // An administrator cannot lock themselves out from here: another administrator, or the CLI, can.
-  const notSelf = (what: string) => (action: AdminAction) => (action.target.id === action.admin.id ? `You cannot ${what} your own account here.` : null);
-  userAction('disable', 'disabled', disableAccount, notSelf('disable'));
+  const notSelf = (action: AdminAction) => (action.target.id === action.admin.id ? ('admin.user.error.selfDisable' as const) : null);
+  userAction('disable', 'disabled', disableAccount, notSelf);
   userAction('enable', 'enabled', enableAccount);
   userAction('sign-out-everywhere', 'signed-out', signOutEverywhere);
-  userAction('resend-verification', 'verification-sent', resendVerification, (action) => (action.target.emailVerified ? 'This account’s email address is confirmed already.' : null));
+  userAction('resend-verification', 'verification-sent', resendVerification, (action) => (action.target.emailVerified ? 'admin.user.error.confirmedAlready' : null));
   userAction('reset-second-factors', 'factors-reset', resetSecondFactors);
 
   app.post('/admin/users/:id/delete', { preHandler: app.csrfProtection }, async (request, reply) => {
     const current = await requireAdministrator(storage, config, request, reply);
     if (!current) return reply;
     const target = await targetUser(request);
-    if (target.id === current.user.id) return renderUser(reply, current.user, target, { status: 400, error: 'You cannot delete your own account here.' });
+    const { t } = pageTranslator(request);
+    if (target.id === current.user.id) return renderUser(reply, current.user, target, { status: 400, error: t('admin.user.error.self') });
     const typed = formField(request.body, 'confirm_email', 400).trim();
     if (typed.toLowerCase() !== target.email.toLowerCase()) {
-      return renderUser(reply, current.user, target, { status: 400, deleteError: `Type ${target.email} to confirm that you want to delete this account` });
+      return renderUser(reply, current.user, target, { status: 400, deleteError: t('admin.user.error.typeEmail', { email: target.email }) });
     }
     await deleteAccount({ deps, request, admin: current.user, target });
     request.log.info({ event: 'admin_action', action: 'delete', userId: target.id, adminUserId: current.user.id }, 'admin action');
@@ -147,7 +149,7 @@ export function registerAdminRoutes(app: FastifyInstance, deps: AccountPageDeps)
     if (!(await requireAdministrator(storage, config, request, reply))) return reply;
     const { clientId } = request.params as { clientId: string };
     const client = await storage.clients.findById(clientId);
-    if (!client) throw new PageError(404, 'No client has this id. It may have been deleted.');
+    if (!client) throw new TranslatedPageError(404, { key: 'admin.error.noClient' });
     const now = new Date();
     const [liveGrants, events] = await Promise.all([storage.tokens.countLiveGrants(client.clientId, now), storage.auditEvents.list({ clientId: client.clientId, limit: RECENT_EVENTS_SHOWN })]);
     return renderPage(reply, AdminClientPage({ client: await clientView(storage, client, now), liveGrants, events: await eventRows(storage, events) }));
@@ -163,12 +165,14 @@ export function registerAdminRoutes(app: FastifyInstance, deps: AccountPageDeps)
     };
     const errors: Partial<Record<EventFilterField, string>> = {};
     const filter: AuditEventFilter = { limit: EVENTS_SHOWN };
-    const readFilter = (field: EventFilterField, read: () => void) => {
+    const { t, locale } = pageTranslator(request);
+    const readFilter = (field: 'type' | 'since', read: () => void) => {
       try {
         read();
       } catch (error) {
         if (!(error instanceof EventFilterError)) throw error;
-        errors[field] = error.message.charAt(0).toUpperCase() + error.message.slice(1);
+        // The CLI's own words in English (they list the types); another language says what the field needs.
+        errors[field] = locale === 'en' ? error.message.charAt(0).toUpperCase() + error.message.slice(1) : t(field === 'type' ? 'admin.events.error.type' : 'admin.events.error.since');
       }
     };
     if (values.type) readFilter('type', () => Object.assign(filter, parseTypeFilter(values.type)));
@@ -180,14 +184,14 @@ export function registerAdminRoutes(app: FastifyInstance, deps: AccountPageDeps)
         const user = await storage.users.findByEmail(values.user);
         if (user) filter.userId = user.id;
         // Failed sign-ins to unknown accounts record no email: there is nothing to find by it.
-        else errors.user = 'No account has this email. (Failed sign-ins to unknown accounts record none: choose the type user.signin.failed.)';
+        else errors.user = t('admin.events.error.noUser');
       }
     }
     // The next page starts after the last event shown (its time in seconds and its id), whatever arrived meanwhile.
     const olderThan = formField(request.query, 'older_than', 40);
     if (olderThan) {
       const cursor = /^(\d{1,12})\.(\d{1,15})$/.exec(olderThan);
-      if (!cursor) throw new PageError(400, 'This link to older events is damaged: start again from the newest events.');
+      if (!cursor) throw new TranslatedPageError(400, { key: 'admin.error.olderLink' });
       filter.after = { createdAt: new Date(Number(cursor[1]) * 1000), id: Number(cursor[2]) };
     }
     const typeOptions = { families: auditEventFamilies(), types: [...AUDIT_EVENT_TYPE_NAMES] };

@@ -25,10 +25,13 @@ function fixedWords(message: Message): string[] {
 /** Everything a person reads or hears on the page: its text and the attributes that are read out or shown. */
 function readableText(html: string): string {
   const root = parseHtml(html);
+  // Codes (event types, commands, ids) are the same in every language.
+  for (const code of root.querySelectorAll('code')) code.remove();
+  for (const option of root.querySelectorAll('option')) if (option.textContent.trim() === option.getAttribute('value')) option.remove();
   const attributes = root
     .querySelectorAll('[aria-label], [title], [placeholder], [alt]')
     .flatMap((element) => ['aria-label', 'title', 'placeholder', 'alt'].map((name) => element.getAttribute(name) ?? ''));
-  return `${pageText(html)} ${attributes.join(' ')}`;
+  return `${pageText(root.toString())} ${attributes.join(' ')}`;
 }
 
 /** The English sentences of the catalogue left on a German page (messages whose German is the same are skipped). */
@@ -136,7 +139,7 @@ describe('languages', () => {
   }
 
   test('ui_locales=de keeps an English browser in German through the sign-in, the second step and the consent page', async () => {
-    const { user, password } = await server.createUser({ email: 'flow-de@example.com' });
+    const { user, password } = await server.createUser({ email: 'flow-de@example.com', name: 'Dana Schmidt' });
     const browser = new LanguageBrowser('en-US,en;q=0.9');
     const url = authorizeUrl(server.baseUrl, flowParams({ ui_locales: 'de' }));
     const signIn = await browser.follow(url, server.baseUrl);
@@ -156,7 +159,7 @@ describe('languages', () => {
   });
 
   test('the second step of a sign-in is in the language of the authorization request it continues', async () => {
-    const { user, password } = await server.createUser({ email: 'two-step-de@example.com' });
+    const { user, password } = await server.createUser({ email: 'two-step-de@example.com', name: 'Dana Schmidt' });
     const setUp = new LanguageBrowser('en');
     await signedIn(setUp, user.email, password);
     await enrolAuthenticator(server, setUp);
@@ -239,7 +242,7 @@ describe('languages', () => {
     assertGerman(notFound, 'page not found');
 
     assertGerman(await browser.request(`${server.baseUrl}/`), 'start page, signed out');
-    const { user, password } = await server.createUser({ email: 'logout-de@example.com' });
+    const { user, password } = await server.createUser({ email: 'logout-de@example.com', name: 'Dana Schmidt' });
     await signedIn(browser, user.email, password);
     assertGerman(await browser.request(`${server.baseUrl}/`), 'start page, signed in');
     const device = await browser.request(`${server.baseUrl}/device`);
@@ -260,7 +263,7 @@ describe('languages', () => {
   });
 
   test('a page not translated yet is English throughout, its frame and <html lang> included', async () => {
-    const { user, password } = await server.createUser({ email: 'untranslated@example.com' });
+    const { user, password } = await server.createUser({ email: 'untranslated@example.com', name: 'Dana Schmidt' });
     const browser = new LanguageBrowser('de');
     await signedIn(browser, user.email, password);
     for (const path of ['/developer']) {
@@ -298,7 +301,7 @@ describe('languages', () => {
   });
 
   test('RP-initiated logout: its ui_locales chooses the language of the sign-out question', async () => {
-    const { user, password } = await server.createUser({ email: 'logout-ui-locales@example.com' });
+    const { user, password } = await server.createUser({ email: 'logout-ui-locales@example.com', name: 'Dana Schmidt' });
     const browser = new LanguageBrowser('en');
     await signedIn(browser, user.email, password);
     const question = await browser.request(`${server.baseUrl}/oauth2/logout?ui_locales=de-AT`);
@@ -307,7 +310,7 @@ describe('languages', () => {
   });
 
   test('the account page, its notices, its errors and its activity in German', async () => {
-    const { user, password } = await server.createUser({ email: 'account-de@example.com', name: 'Sam' });
+    const { user, password } = await server.createUser({ email: 'konto-de@example.com', name: 'Sam' });
     const other = new LanguageBrowser('en');
     await signedIn(other, user.email, password);
     const browser = new LanguageBrowser('de');
@@ -332,5 +335,29 @@ describe('languages', () => {
     const ended = await browser.follow(`${server.baseUrl}/account/sessions/end`, server.baseUrl, { form: { _csrf: inputValue(page.body, '_csrf'), session: sessionId } });
     assertGerman(ended, 'account, a session signed out');
     assert.match(pageText(ended.body), /wurde abgemeldet\. Dieses Gerät muss sich neu anmelden/);
+  });
+
+  test('the admin console in German: users, one user, clients, one client, events, signing keys', async () => {
+    const { user: admin, password } = await server.createUser({ email: 'admin-de@example.com', name: 'Dana Schmidt' });
+    await server.storage.users.update(admin.id, { isAdmin: true }, new Date());
+    const { user: other } = await server.createUser({ email: 'someone-de@example.com', name: 'Dana Schmidt' });
+    const browser = new LanguageBrowser('de');
+    await signedIn(browser, admin.email, password);
+    for (const path of ['/admin/users', `/admin/users/${other.id}`, `/admin/users/${admin.id}`, '/admin/clients', `/admin/clients/${encodeURIComponent(client.clientId)}`, '/admin/events', '/admin/keys']) {
+      const page = await browser.request(`${server.baseUrl}${path}`);
+      assert.equal(page.status, 200, path);
+      assertGerman(page, path);
+    }
+    const events = await browser.request(`${server.baseUrl}/admin/events`);
+    assert.match(pageText(events.body), /Angemeldet/);
+    const badFilter = await browser.request(`${server.baseUrl}/admin/events?since=yesterday&type=nothing`);
+    assert.equal(badFilter.status, 400);
+    assertGerman(badFilter, 'events with filters that cannot be read');
+    const userPage = await browser.request(`${server.baseUrl}/admin/users/${other.id}`);
+    const refused = await browser.request(`${server.baseUrl}/admin/users/${other.id}/delete`, { form: { _csrf: inputValue(userPage.body, '_csrf'), confirm_email: 'wrong' } });
+    assert.equal(refused.status, 400);
+    assertGerman(refused, 'delete refused');
+    assert.match(pageText(refused.body), /Geben Sie someone-de@example\.com ein/);
+    assertGerman(await browser.request(`${server.baseUrl}/admin/users/999999`), 'unknown account');
   });
 });

@@ -4,23 +4,26 @@
  */
 import type { ComponentChildren } from 'preact';
 import { Layout } from '../layout.js';
+import { useI18n } from '../page-context.js';
+import type { MessageKey } from '../../i18n/messages/index.js';
 
 export type AdminSection = 'users' | 'clients' | 'events' | 'keys';
 
-const SECTIONS: ReadonlyArray<[AdminSection, string, string]> = [
-  ['users', '/admin/users', 'Users'],
-  ['clients', '/admin/clients', 'Clients'],
-  ['events', '/admin/events', 'Events'],
-  ['keys', '/admin/keys', 'Signing keys'],
+const SECTIONS: ReadonlyArray<[AdminSection, string, MessageKey]> = [
+  ['users', '/admin/users', 'admin.nav.users'],
+  ['clients', '/admin/clients', 'admin.nav.clients'],
+  ['events', '/admin/events', 'admin.nav.events'],
+  ['keys', '/admin/keys', 'admin.nav.keys'],
 ];
 
 export function AdminLayout({ title, section, children }: { title: string; section: AdminSection; children: ComponentChildren }) {
+  const { t } = useI18n();
   return (
-    <Layout title={`${title} · Admin`} signedIn wide current="admin">
-      <nav class="admin-nav" aria-label="Admin console">
+    <Layout title={t('admin.title', { title })} signedIn wide current="admin">
+      <nav class="admin-nav" aria-label={t('admin.nav')}>
         {SECTIONS.map(([key, href, label]) => (
           <a href={href} aria-current={key === section ? 'page' : undefined}>
-            {label}
+            {t(label)}
           </a>
         ))}
       </nav>

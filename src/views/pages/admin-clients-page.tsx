@@ -3,16 +3,18 @@
  * command line, or by itself at /oauth2/register, RFC 7591), and one client's page.
  */
 import { AdminLayout, ScrollingTable } from '../components/admin-nav.js';
-import { formatTime } from '../format.js';
+import { asPage, useBrandName, useI18n } from '../page-context.js';
+import type { Translator } from '../../i18n/translator.js';
+import type { MessageKey } from '../../i18n/messages/index.js';
 import { EventTable, type AdminEventRow } from './admin-events-page.js';
 
 /** How a client came to be: a person in the developer console, an operator with the CLI, or itself (RFC 7591). */
 export type ClientOrigin = 'console' | 'cli' | 'dynamic';
 
-const ORIGIN_LABELS: Record<ClientOrigin, string> = {
-  console: 'Developer console',
-  cli: 'Command line',
-  dynamic: 'Registered itself',
+const ORIGIN_LABELS: Record<ClientOrigin, MessageKey> = {
+  console: 'admin.clients.origin.console',
+  cli: 'admin.clients.origin.cli',
+  dynamic: 'admin.clients.origin.dynamic',
 };
 
 export interface AdminClientSummary {
@@ -26,26 +28,29 @@ export interface AdminClientSummary {
 }
 
 function OriginBadge({ origin }: { origin: ClientOrigin }) {
-  return <span class={origin === 'dynamic' ? 'badge warn' : 'badge'}>{ORIGIN_LABELS[origin]}</span>;
+  const { t } = useI18n();
+  return <span class={origin === 'dynamic' ? 'badge warn' : 'badge'}>{t(ORIGIN_LABELS[origin])}</span>;
 }
 
-export function AdminClientsPage({ clients }: { clients: AdminClientSummary[] }) {
+export const AdminClientsPage = asPage(function AdminClientsPage({ clients }: { clients: AdminClientSummary[] }) {
+  const { t, dateTime } = useI18n();
+  const brand = useBrandName();
   return (
-    <AdminLayout title="Clients" section="clients">
+    <AdminLayout title={t('admin.nav.clients')} section="clients">
       <section class="card" aria-labelledby="clients-heading">
-        <h1 id="clients-heading">Clients</h1>
-        <p class="lead">Every app registered with this Latch: in the developer console, with the command line, or by itself (dynamic registration, RFC 7591).</p>
+        <h1 id="clients-heading">{t('admin.nav.clients')}</h1>
+        <p class="lead">{t('admin.clients.lead', { brand })}</p>
         {clients.length === 0 ? (
-          <p class="muted">No app is registered.</p>
+          <p class="muted">{t('admin.clients.none')}</p>
         ) : (
           <ScrollingTable labelledBy="clients-heading">
             <thead>
               <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Client id</th>
-                <th scope="col">Registered by</th>
-                <th scope="col">Kind</th>
-                <th scope="col">Created</th>
+                <th scope="col">{t('admin.clients.name')}</th>
+                <th scope="col">{t('admin.clients.id')}</th>
+                <th scope="col">{t('admin.clients.registeredBy')}</th>
+                <th scope="col">{t('admin.clients.kind')}</th>
+                <th scope="col">{t('admin.created')}</th>
               </tr>
             </thead>
             <tbody>
@@ -66,8 +71,8 @@ export function AdminClientsPage({ clients }: { clients: AdminClientSummary[] })
                       </>
                     ) : null}
                   </td>
-                  <td>{describeKind(client)}</td>
-                  <td>{formatTime(client.createdAt)}</td>
+                  <td>{describeKind(t, client)}</td>
+                  <td>{dateTime(client.createdAt)}</td>
                 </tr>
               ))}
             </tbody>
@@ -76,11 +81,11 @@ export function AdminClientsPage({ clients }: { clients: AdminClientSummary[] })
       </section>
     </AdminLayout>
   );
-}
+});
 
-function describeKind(client: Pick<AdminClientSummary, 'isPublic' | 'grantTypes'>): string {
-  if (client.grantTypes.includes('client_credentials') && !client.grantTypes.includes('authorization_code')) return 'Service (client credentials)';
-  return client.isPublic ? 'Public (no secret, PKCE)' : 'Confidential (with a secret)';
+function describeKind(t: Translator['t'], client: Pick<AdminClientSummary, 'isPublic' | 'grantTypes'>): string {
+  if (client.grantTypes.includes('client_credentials') && !client.grantTypes.includes('authorization_code')) return t('admin.clients.kind.service');
+  return client.isPublic ? t('admin.clients.kind.public') : t('admin.clients.kind.confidential');
 }
 
 export interface AdminClientView extends AdminClientSummary {
@@ -103,7 +108,8 @@ export interface AdminClientPageProps {
 }
 
 function UriList({ uris }: { uris: string[] }) {
-  if (uris.length === 0) return <>None</>;
+  const { t } = useI18n();
+  if (uris.length === 0) return <>{t('admin.none')}</>;
   return (
     <ul>
       {uris.map((uri) => (
@@ -115,11 +121,12 @@ function UriList({ uris }: { uris: string[] }) {
   );
 }
 
-export function AdminClientPage({ client, liveGrants, events }: AdminClientPageProps) {
+export const AdminClientPage = asPage(function AdminClientPage({ client, liveGrants, events }: AdminClientPageProps) {
+  const { t, dateTime } = useI18n();
   return (
     <AdminLayout title={client.name} section="clients">
       <p>
-        <a href="/admin/clients">← All clients</a>
+        <a href="/admin/clients">{t('admin.client.allClients')}</a>
       </p>
       <section class="card" aria-labelledby="client-heading">
         <h1 id="client-heading">{client.name}</h1>
@@ -127,61 +134,67 @@ export function AdminClientPage({ client, liveGrants, events }: AdminClientPageP
           <OriginBadge origin={client.origin} />
         </p>
         <dl class="facts">
-          <dt>Client id</dt>
+          <dt>{t('admin.clients.id')}</dt>
           <dd>
             <code>{client.clientId}</code>
           </dd>
-          <dt>Registered by</dt>
+          <dt>{t('admin.clients.registeredBy')}</dt>
           <dd>
-            {client.owner ? <a href={`/admin/users/${client.owner.id}`}>{client.owner.email}</a> : client.origin === 'dynamic' ? 'The app itself, at /oauth2/register' : 'An operator, with latch client create (or an account deleted since)'}
+            {client.owner ? (
+              <a href={`/admin/users/${client.owner.id}`}>{client.owner.email}</a>
+            ) : client.origin === 'dynamic' ? (
+              t('admin.client.byItself')
+            ) : (
+              t('admin.client.byOperator')
+            )}
           </dd>
-          <dt>Kind</dt>
-          <dd>{describeKind(client)}</dd>
-          <dt>Grant types</dt>
+          <dt>{t('admin.clients.kind')}</dt>
+          <dd>{describeKind(t, client)}</dd>
+          <dt>{t('admin.client.grantTypes')}</dt>
           <dd>{client.grantTypes.join(', ')}</dd>
           {client.scope.length > 0 ? (
             <>
-              <dt>Service scopes</dt>
+              <dt>{t('admin.client.serviceScopes')}</dt>
               <dd>{client.scope.join(' ')}</dd>
             </>
           ) : null}
-          <dt>Redirect URLs</dt>
+          <dt>{t('admin.client.redirectUrls')}</dt>
           <dd>
             <UriList uris={client.redirectUris} />
           </dd>
-          <dt>After sign-out</dt>
+          <dt>{t('admin.client.afterSignOut')}</dt>
           <dd>
             <UriList uris={client.postLogoutRedirectUris} />
           </dd>
-          <dt>Back-channel logout</dt>
-          <dd>{client.backchannelLogoutUri ? <code>{client.backchannelLogoutUri}</code> : 'None'}</dd>
-          <dt>Homepage</dt>
-          <dd>{client.homepageUrl ? <code>{client.homepageUrl}</code> : 'None'}</dd>
-          <dt>Two-step verification</dt>
-          <dd>{client.requireMfa ? 'Required of every user' : 'Not required'}</dd>
-          <dt>id_token algorithm</dt>
+          <dt>{t('admin.client.backchannel')}</dt>
+          <dd>{client.backchannelLogoutUri ? <code>{client.backchannelLogoutUri}</code> : t('admin.none')}</dd>
+          <dt>{t('admin.client.homepage')}</dt>
+          <dd>{client.homepageUrl ? <code>{client.homepageUrl}</code> : t('admin.none')}</dd>
+          <dt>{t('admin.client.twoStep')}</dt>
+          <dd>{client.requireMfa ? t('admin.client.mfaRequired') : t('admin.client.mfaNotRequired')}</dd>
+          <dt>{t('admin.client.alg')}</dt>
           <dd>{client.idTokenSignedResponseAlg}</dd>
-          <dt>Live grants</dt>
+          <dt>{t('admin.client.liveGrants')}</dt>
           <dd>{liveGrants}</dd>
           {client.previousSecretExpiresAt ? (
             <>
-              <dt>Previous secret works until</dt>
-              <dd>{formatTime(client.previousSecretExpiresAt)}</dd>
+              <dt>{t('admin.client.previousSecret')}</dt>
+              <dd>{dateTime(client.previousSecretExpiresAt)}</dd>
             </>
           ) : null}
-          <dt>Created</dt>
-          <dd>{formatTime(client.createdAt)}</dd>
-          <dt>Last changed</dt>
-          <dd>{formatTime(client.updatedAt)}</dd>
+          <dt>{t('admin.created')}</dt>
+          <dd>{dateTime(client.createdAt)}</dd>
+          <dt>{t('admin.lastChanged')}</dt>
+          <dd>{dateTime(client.updatedAt)}</dd>
         </dl>
       </section>
       <section class="card" aria-labelledby="client-events-heading">
-        <h2 id="client-events-heading">Recent events</h2>
-        {events.length === 0 ? <p class="muted">None.</p> : <EventTable events={events} labelledBy="client-events-heading" />}
+        <h2 id="client-events-heading">{t('admin.recentEvents')}</h2>
+        {events.length === 0 ? <p class="muted">{t('admin.none')}.</p> : <EventTable events={events} labelledBy="client-events-heading" />}
         <p>
-          <a href={`/admin/events?client=${encodeURIComponent(client.clientId)}`}>All events of this client</a>
+          <a href={`/admin/events?client=${encodeURIComponent(client.clientId)}`}>{t('admin.client.allEvents')}</a>
         </p>
       </section>
     </AdminLayout>
   );
-}
+});

@@ -1,6 +1,6 @@
 /** The admin console's event log: the audit trail, newest first, filtered like `latch events`. */
 import { AdminLayout, ScrollingTable } from '../components/admin-nav.js';
-import { formatTime } from '../format.js';
+import { asPage, useI18n } from '../page-context.js';
 
 export interface AdminEventRow {
   id: number;
@@ -35,32 +35,43 @@ export interface AdminEventsPageProps {
 }
 
 function Who({ who }: { who: { id: number; email: string | null } | null }) {
+  const { t } = useI18n();
   if (!who) return <>—</>;
-  return who.email ? <a href={`/admin/users/${who.id}`}>{who.email}</a> : <>#{who.id} (deleted)</>;
+  return who.email ? <a href={`/admin/users/${who.id}`}>{who.email}</a> : <>{t('admin.events.deleted', { id: String(who.id) })}</>;
 }
 
 /** The events as a table; also on a user's and a client's page. */
 export function EventTable({ events, labelledBy }: { events: AdminEventRow[]; labelledBy: string }) {
+  const { t, has, locale, dateTime } = useI18n();
+  // The type in words: English keeps the route's label; another language its own, or the type's name alone.
+  const label = (event: AdminEventRow) => {
+    const key = `activity.${event.type}`;
+    return locale === 'en' ? event.label : has(key) ? t(key) : null;
+  };
   return (
     <ScrollingTable labelledBy={labelledBy}>
       <thead>
         <tr>
-          <th scope="col">When</th>
-          <th scope="col">Event</th>
-          <th scope="col">User</th>
-          <th scope="col">By</th>
-          <th scope="col">Client</th>
-          <th scope="col">Address</th>
-          <th scope="col">Details</th>
+          <th scope="col">{t('admin.events.when')}</th>
+          <th scope="col">{t('admin.events.event')}</th>
+          <th scope="col">{t('admin.events.user')}</th>
+          <th scope="col">{t('admin.events.by')}</th>
+          <th scope="col">{t('admin.events.client')}</th>
+          <th scope="col">{t('admin.events.address')}</th>
+          <th scope="col">{t('admin.events.details')}</th>
         </tr>
       </thead>
       <tbody>
         {events.map((event) => (
           <tr>
-            <td>{formatTime(event.at)}</td>
+            <td>{dateTime(event.at)}</td>
             <td>
-              {event.label}
-              <br />
+              {label(event) ? (
+                <>
+                  {label(event)}
+                  <br />
+                </>
+              ) : null}
               <code>{event.type}</code>
             </td>
             <td>
@@ -76,7 +87,7 @@ export function EventTable({ events, labelledBy }: { events: AdminEventRow[]; la
               {event.requestId ? (
                 <>
                   {event.details ? <br /> : null}
-                  <span class="muted">request {event.requestId}</span>
+                  <span class="muted">{t('admin.events.request', { id: event.requestId })}</span>
                 </>
               ) : null}
             </td>
@@ -105,30 +116,31 @@ function FilterField({ id, label, hint, value, error }: { id: EventFilterField; 
   );
 }
 
-export function AdminEventsPage({ values, errors, typeOptions, events, limit, olderHref, newestHref }: AdminEventsPageProps) {
+export const AdminEventsPage = asPage(function AdminEventsPage({ values, errors, typeOptions, events, limit, olderHref, newestHref }: AdminEventsPageProps) {
+  const { t, rich } = useI18n();
   const typeError = errors.type;
   return (
-    <AdminLayout title="Events" section="events">
+    <AdminLayout title={t('admin.nav.events')} section="events">
       <section class="card" aria-labelledby="events-filter-heading">
-        <h1 id="events-filter-heading">Events</h1>
-        <p class="lead">The audit trail, newest first: the same filters as <code>latch events</code>.</p>
+        <h1 id="events-filter-heading">{t('admin.nav.events')}</h1>
+        <p class="lead">{rich('admin.events.lead', { command: <code>latch events</code> })}</p>
         <form method="get" action="/admin/events" novalidate>
-          <FilterField id="user" label="User" hint="An email address or an account number" value={values.user} error={errors.user} />
-          <FilterField id="client" label="Client id" hint="Events of one app" value={values.client} error={errors.client} />
+          <FilterField id="user" label={t('admin.events.filter.user')} hint={t('admin.events.filter.userHint')} value={values.user} error={errors.user} />
+          <FilterField id="client" label={t('admin.events.filter.client')} hint={t('admin.events.filter.clientHint')} value={values.client} error={errors.client} />
           <div class={typeError ? 'field has-error' : 'field'}>
-            <label for="type">Type</label>
+            <label for="type">{t('admin.events.filter.type')}</label>
             <select id="type" name="type" aria-describedby={typeError ? 'type-error' : undefined} aria-invalid={typeError ? 'true' : undefined}>
               <option value="" selected={values.type === ''}>
-                Any type
+                {t('admin.events.filter.anyType')}
               </option>
-              <optgroup label="Families">
+              <optgroup label={t('admin.events.filter.families')}>
                 {typeOptions.families.map((family) => (
                   <option value={family} selected={values.type === family}>
                     {family}
                   </option>
                 ))}
               </optgroup>
-              <optgroup label="Types">
+              <optgroup label={t('admin.events.filter.types')}>
                 {typeOptions.types.map((type) => (
                   <option value={type} selected={values.type === type}>
                     {type}
@@ -142,31 +154,29 @@ export function AdminEventsPage({ values, errors, typeOptions, events, limit, ol
               </p>
             ) : null}
           </div>
-          <FilterField id="since" label="Since" hint="A time (2026-11-24, 2026-11-24T09:30:00Z) or an age (30m, 24h, 7d)" value={values.since} error={errors.since} />
+          <FilterField id="since" label={t('admin.events.filter.since')} hint={t('admin.events.filter.sinceHint')} value={values.since} error={errors.since} />
           <div class="actions">
-            <button type="submit">Show events</button>
+            <button type="submit">{t('admin.events.show')}</button>
             <a class="button secondary" href="/admin/events">
-              Clear filters
+              {t('admin.events.clear')}
             </a>
           </div>
         </form>
       </section>
       {Object.keys(errors).length > 0 ? (
-        <p class="muted">Correct the filters above to see the events.</p>
+        <p class="muted">{t('admin.events.correct')}</p>
       ) : (
         <section class="card" aria-labelledby="events-heading">
-          <h2 id="events-heading">
-            {newestHref ? 'Older events' : 'Events'}, newest first ({events.length})
-          </h2>
-          {events.length === 0 ? <p class="muted">No events.</p> : <EventTable events={events} labelledBy="events-heading" />}
+          <h2 id="events-heading">{t(newestHref ? 'admin.events.older' : 'admin.events.newest', { count: events.length })}</h2>
+          {events.length === 0 ? <p class="muted">{t('admin.events.none')}</p> : <EventTable events={events} labelledBy="events-heading" />}
           {olderHref || newestHref ? (
             <p class="actions">
-              {newestHref ? <a href={newestHref}>Back to the newest events</a> : null}
-              {olderHref ? <a href={olderHref}>Older events</a> : null}
+              {newestHref ? <a href={newestHref}>{t('admin.events.backToNewest')}</a> : null}
+              {olderHref ? <a href={olderHref}>{t('admin.events.olderLink')}</a> : null}
             </p>
           ) : null}
         </section>
       )}
     </AdminLayout>
   );
-}
+});

@@ -1,14 +1,15 @@
 /** The admin console's id_token signing keys and their states (`latch keys list`; rotation stays with the CLI). */
 import { AdminLayout, ScrollingTable } from '../components/admin-nav.js';
-import { formatTime } from '../format.js';
+import { asPage, useI18n } from '../page-context.js';
+import type { MessageKey } from '../../i18n/messages/index.js';
 
 export type KeyState = 'pending' | 'active' | 'previous' | 'retired';
 
-const STATE_TEXT: Record<KeyState, string> = {
-  pending: 'Pending: published, signs from its activation',
-  active: 'Active: signs new id_tokens',
-  previous: 'Previous: published, no longer signs',
-  retired: 'Retired: no longer published',
+const STATE_TEXT: Record<KeyState, MessageKey> = {
+  pending: 'admin.keys.state.pending',
+  active: 'admin.keys.state.active',
+  previous: 'admin.keys.state.previous',
+  retired: 'admin.keys.state.retired',
 };
 
 export interface AdminKeyView {
@@ -21,27 +22,26 @@ export interface AdminKeyView {
   retiresAt: Date | null;
 }
 
-export function AdminKeysPage({ keys }: { keys: AdminKeyView[] }) {
+export const AdminKeysPage = asPage(function AdminKeysPage({ keys }: { keys: AdminKeyView[] }) {
+  const { t, rich, dateTime } = useI18n();
   return (
-    <AdminLayout title="Signing keys" section="keys">
+    <AdminLayout title={t('admin.nav.keys')} section="keys">
       <section class="card" aria-labelledby="keys-heading">
-        <h1 id="keys-heading">Signing keys</h1>
-        <p class="lead">
-          The keys that sign id_tokens, as published at the JWKS endpoint. Rotate or retire them with <code>latch keys rotate</code> and <code>latch keys retire KID</code>.
-        </p>
+        <h1 id="keys-heading">{t('admin.nav.keys')}</h1>
+        <p class="lead">{rich('admin.keys.lead', { rotate: <code>latch keys rotate</code>, retire: <code>latch keys retire KID</code> })}</p>
         {keys.length === 0 ? (
-          <p class="muted">No signing keys yet.</p>
+          <p class="muted">{t('admin.keys.none')}</p>
         ) : (
           <ScrollingTable labelledBy="keys-heading">
             <thead>
               <tr>
-                <th scope="col">Key id</th>
-                <th scope="col">Algorithm</th>
-                <th scope="col">State</th>
-                <th scope="col">Created</th>
-                <th scope="col">Signs from</th>
-                <th scope="col">Stops signing</th>
-                <th scope="col">Leaves the JWKS</th>
+                <th scope="col">{t('admin.keys.kid')}</th>
+                <th scope="col">{t('admin.keys.alg')}</th>
+                <th scope="col">{t('admin.keys.state')}</th>
+                <th scope="col">{t('admin.created')}</th>
+                <th scope="col">{t('admin.keys.signsFrom')}</th>
+                <th scope="col">{t('admin.keys.stopsSigning')}</th>
+                <th scope="col">{t('admin.keys.leaves')}</th>
               </tr>
             </thead>
             <tbody>
@@ -52,14 +52,14 @@ export function AdminKeysPage({ keys }: { keys: AdminKeyView[] }) {
                   </td>
                   <td>{key.alg}</td>
                   <td>
-                    <span class={key.state === 'active' ? 'badge ok' : key.state === 'retired' ? 'badge' : 'badge warn'}>{key.state}</span>
+                    <span class={key.state === 'active' ? 'badge ok' : key.state === 'retired' ? 'badge' : 'badge warn'}>{t(`admin.keys.badge.${key.state}`)}</span>
                     <br />
-                    <span class="muted">{STATE_TEXT[key.state]}</span>
+                    <span class="muted">{t(STATE_TEXT[key.state])}</span>
                   </td>
-                  <td>{formatTime(key.createdAt)}</td>
-                  <td>{formatTime(key.activatesAt)}</td>
-                  <td>{key.deactivatesAt ? formatTime(key.deactivatesAt) : '—'}</td>
-                  <td>{key.retiresAt ? formatTime(key.retiresAt) : '—'}</td>
+                  <td>{dateTime(key.createdAt)}</td>
+                  <td>{dateTime(key.activatesAt)}</td>
+                  <td>{key.deactivatesAt ? dateTime(key.deactivatesAt) : '—'}</td>
+                  <td>{key.retiresAt ? dateTime(key.retiresAt) : '—'}</td>
                 </tr>
               ))}
             </tbody>
@@ -68,4 +68,4 @@ export function AdminKeysPage({ keys }: { keys: AdminKeyView[] }) {
       </section>
     </AdminLayout>
   );
-}
+});

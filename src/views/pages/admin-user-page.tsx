@@ -7,16 +7,16 @@ import { AdminLayout } from '../components/admin-nav.js';
 import { CsrfField } from '../components/field.js';
 import { Notice } from '../components/notice.js';
 import { PostButton } from '../components/post-button.js';
-import { formatTime } from '../format.js';
+import { asPage, useI18n } from '../page-context.js';
 import { EventTable, type AdminEventRow } from './admin-events-page.js';
 import { UserBadges } from './admin-users-page.js';
 
 export const ADMIN_USER_NOTICES = {
-  disabled: 'The account is disabled: it cannot sign in, its sessions ended and its tokens were revoked.',
-  enabled: 'The account is enabled again: it can sign in.',
-  'signed-out': 'Every session of the account ended and every token apps held for it was revoked.',
-  'verification-sent': 'A new confirmation link was mailed to the account’s address.',
-  'factors-reset': 'Every second factor of the account was removed: it signs in with its password alone until it adds one again.',
+  disabled: 'admin.user.notice.disabled',
+  enabled: 'admin.user.notice.enabled',
+  'signed-out': 'admin.user.notice.signedOut',
+  'verification-sent': 'admin.user.notice.verificationSent',
+  'factors-reset': 'admin.user.notice.factorsReset',
 } as const;
 export type AdminUserNotice = keyof typeof ADMIN_USER_NOTICES;
 
@@ -47,16 +47,17 @@ export interface AdminUserPageProps {
   deleteError?: string | undefined;
 }
 
-export function AdminUserPage(props: AdminUserPageProps) {
+export const AdminUserPage = asPage(function AdminUserPage(props: AdminUserPageProps) {
+  const { t, rich, dateTime } = useI18n();
   const { user, csrfToken } = props;
   const base = `/admin/users/${user.id}`;
   const hasFactors = props.factors.authenticatorApp || props.factors.passkeys > 0 || props.factors.recoveryCodesLeft > 0;
   return (
     <AdminLayout title={user.email} section="users">
       <p>
-        <a href="/admin/users">← All users</a>
+        <a href="/admin/users">{t('admin.user.allUsers')}</a>
       </p>
-      <Notice>{props.notice && ADMIN_USER_NOTICES[props.notice]}</Notice>
+      <Notice>{props.notice && t(ADMIN_USER_NOTICES[props.notice])}</Notice>
       {props.error ? (
         <p class="alert error" role="alert">
           {props.error}
@@ -68,38 +69,38 @@ export function AdminUserPage(props: AdminUserPageProps) {
           <UserBadges user={{ ...user, disabled: user.disabledAt !== null }} />
         </p>
         <dl class="facts">
-          <dt>Email</dt>
+          <dt>{t('admin.user.email')}</dt>
           <dd>{user.email}</dd>
-          <dt>Account number</dt>
+          <dt>{t('admin.user.number')}</dt>
           <dd>{user.id}</dd>
-          <dt>Created</dt>
-          <dd>{formatTime(user.createdAt)}</dd>
-          <dt>Last changed</dt>
-          <dd>{formatTime(user.updatedAt)}</dd>
+          <dt>{t('admin.created')}</dt>
+          <dd>{dateTime(user.createdAt)}</dd>
+          <dt>{t('admin.lastChanged')}</dt>
+          <dd>{dateTime(user.updatedAt)}</dd>
           {user.disabledAt ? (
             <>
-              <dt>Disabled</dt>
-              <dd>{formatTime(user.disabledAt)}</dd>
+              <dt>{t('admin.user.disabledAt')}</dt>
+              <dd>{dateTime(user.disabledAt)}</dd>
             </>
           ) : null}
-          <dt>Signed in now</dt>
-          <dd>{props.activeSessions === 0 ? 'No active session' : `${props.activeSessions} active ${props.activeSessions === 1 ? 'session' : 'sessions'}`}</dd>
-          <dt>Two-step verification</dt>
+          <dt>{t('admin.user.signedInNow')}</dt>
+          <dd>{props.activeSessions === 0 ? t('admin.user.noSession') : t('admin.user.sessions', { count: props.activeSessions })}</dd>
+          <dt>{t('admin.user.twoStep')}</dt>
           <dd>
             {hasFactors
               ? [
-                  props.factors.authenticatorApp ? 'an authenticator app' : null,
-                  props.factors.passkeys > 0 ? `${props.factors.passkeys} ${props.factors.passkeys === 1 ? 'passkey' : 'passkeys'}` : null,
-                  `${props.factors.recoveryCodesLeft} recovery ${props.factors.recoveryCodesLeft === 1 ? 'code' : 'codes'} left`,
+                  props.factors.authenticatorApp ? t('admin.user.factor.app') : null,
+                  props.factors.passkeys > 0 ? t('admin.user.factor.passkeys', { count: props.factors.passkeys }) : null,
+                  t('admin.user.factor.codes', { count: props.factors.recoveryCodesLeft }),
                 ]
                   .filter(Boolean)
                   .join(', ')
-              : 'Off'}
+              : t('admin.user.off')}
           </dd>
-          <dt>Apps it allowed</dt>
+          <dt>{t('admin.user.appsAllowed')}</dt>
           <dd>
             {props.apps.length === 0
-              ? 'None'
+              ? t('admin.none')
               : props.apps.map((app, i) => (
                   <>
                     {i > 0 ? ', ' : ''}
@@ -107,10 +108,10 @@ export function AdminUserPage(props: AdminUserPageProps) {
                   </>
                 ))}
           </dd>
-          <dt>Apps it registered</dt>
+          <dt>{t('admin.user.appsRegistered')}</dt>
           <dd>
             {props.ownedClients.length === 0
-              ? 'None'
+              ? t('admin.none')
               : props.ownedClients.map((app, i) => (
                   <>
                     {i > 0 ? ', ' : ''}
@@ -122,41 +123,41 @@ export function AdminUserPage(props: AdminUserPageProps) {
       </section>
 
       <section class="card" aria-labelledby="actions-heading">
-        <h2 id="actions-heading">Actions</h2>
-        {props.isSelf ? <p class="muted">This is your own account: you cannot disable or delete it here.</p> : null}
+        <h2 id="actions-heading">{t('admin.user.actions')}</h2>
+        {props.isSelf ? <p class="muted">{t('admin.user.self')}</p> : null}
         {props.isSelf ? null : user.disabledAt ? (
-          <PostButton action={`${base}/enable`} csrfToken={csrfToken} label="Enable account" variant="primary">
-            <p>The account can sign in again. Its ended sessions and revoked tokens stay ended.</p>
+          <PostButton action={`${base}/enable`} csrfToken={csrfToken} label={t('admin.user.enable')} variant="primary">
+            <p>{t('admin.user.enableHint')}</p>
           </PostButton>
         ) : (
-          <PostButton action={`${base}/disable`} csrfToken={csrfToken} label="Disable account" variant="primary">
-            <p>The account can no longer sign in; its sessions end and every token apps hold for it is revoked at once.</p>
+          <PostButton action={`${base}/disable`} csrfToken={csrfToken} label={t('admin.user.disable')} variant="primary">
+            <p>{t('admin.user.disableHint')}</p>
           </PostButton>
         )}
-        <PostButton action={`${base}/sign-out-everywhere`} csrfToken={csrfToken} label="Sign out everywhere">
-          <p>Ends every session of the account and revokes every token apps hold for it. The person can sign in again.</p>
+        <PostButton action={`${base}/sign-out-everywhere`} csrfToken={csrfToken} label={t('admin.user.signOut')}>
+          <p>{t('admin.user.signOutHint')}</p>
         </PostButton>
         {user.emailVerified ? null : (
-          <PostButton action={`${base}/resend-verification`} csrfToken={csrfToken} label="Send confirmation mail again">
-            <p>Mails a new link that confirms {user.email}.</p>
+          <PostButton action={`${base}/resend-verification`} csrfToken={csrfToken} label={t('admin.user.resend')}>
+            <p>{t('admin.user.resendHint', { email: user.email })}</p>
           </PostButton>
         )}
         {hasFactors ? (
-          <PostButton action={`${base}/reset-second-factors`} csrfToken={csrfToken} label="Reset two-step verification">
-            <p>For a person locked out of their account: removes the authenticator app, passkeys and recovery codes (as <code>latch user reset-mfa</code> does).</p>
+          <PostButton action={`${base}/reset-second-factors`} csrfToken={csrfToken} label={t('admin.user.reset')}>
+            <p>{rich('admin.user.resetHint', { command: <code>latch user reset-mfa</code> })}</p>
           </PostButton>
         ) : null}
       </section>
 
       {props.isSelf ? null : (
         <section class="card danger-zone" aria-labelledby="delete-heading">
-          <h2 id="delete-heading">Delete this account</h2>
+          <h2 id="delete-heading">{t('admin.user.delete')}</h2>
           <form method="post" action={`${base}/delete`} novalidate>
             <CsrfField token={csrfToken} />
             <div class={props.deleteError ? 'field has-error' : 'field'}>
-              <label for="confirm_email">Type the account’s email address to confirm</label>
+              <label for="confirm_email">{t('admin.user.deleteConfirm')}</label>
               <p class="hint" id="confirm_email-hint">
-                Its sessions, tokens, consents and second factors are deleted with it; apps it registered stay, without an owner. This cannot be undone.
+                {t('admin.user.deleteHint')}
               </p>
               <input
                 id="confirm_email"
@@ -176,7 +177,7 @@ export function AdminUserPage(props: AdminUserPageProps) {
             </div>
             <div class="actions">
               <button type="submit" class="danger">
-                Delete account
+                {t('admin.user.deleteButton')}
               </button>
             </div>
           </form>
@@ -184,12 +185,12 @@ export function AdminUserPage(props: AdminUserPageProps) {
       )}
 
       <section class="card" aria-labelledby="user-events-heading">
-        <h2 id="user-events-heading">Recent events</h2>
-        {props.events.length === 0 ? <p class="muted">None.</p> : <EventTable events={props.events} labelledBy="user-events-heading" />}
+        <h2 id="user-events-heading">{t('admin.recentEvents')}</h2>
+        {props.events.length === 0 ? <p class="muted">{t('admin.none')}.</p> : <EventTable events={props.events} labelledBy="user-events-heading" />}
         <p>
-          <a href={`/admin/events?user=${user.id}`}>All events of this account</a>
+          <a href={`/admin/events?user=${user.id}`}>{t('admin.user.allEvents')}</a>
         </p>
       </section>
     </AdminLayout>
   );
-}
+});

@@ -1,10 +1,10 @@
 /** The admin console's users: search by email or name, each a link to its page. */
 import { AdminLayout, ScrollingTable } from '../components/admin-nav.js';
 import { Notice } from '../components/notice.js';
-import { formatTime } from '../format.js';
+import { asPage, useI18n } from '../page-context.js';
 
 export const ADMIN_USERS_NOTICES = {
-  deleted: 'The account was deleted, with its sessions, tokens, consents and second factors.',
+  deleted: 'admin.users.notice.deleted',
 } as const;
 export type AdminUsersNotice = keyof typeof ADMIN_USERS_NOTICES;
 
@@ -27,42 +27,44 @@ export interface AdminUsersPageProps {
 }
 
 export function UserBadges({ user }: { user: Pick<AdminUserSummary, 'isAdmin' | 'disabled' | 'emailVerified'> }) {
+  const { t } = useI18n();
   return (
     <>
-      {user.isAdmin ? <span class="badge ok">Administrator</span> : null} {user.disabled ? <span class="badge warn">Disabled</span> : null}{' '}
-      {user.emailVerified ? null : <span class="badge">Email not confirmed</span>}
+      {user.isAdmin ? <span class="badge ok">{t('admin.users.badge.admin')}</span> : null} {user.disabled ? <span class="badge warn">{t('admin.users.badge.disabled')}</span> : null}{' '}
+      {user.emailVerified ? null : <span class="badge">{t('admin.users.badge.unconfirmed')}</span>}
     </>
   );
 }
 
-export function AdminUsersPage({ query, users, truncated, notice }: AdminUsersPageProps) {
+export const AdminUsersPage = asPage(function AdminUsersPage({ query, users, truncated, notice }: AdminUsersPageProps) {
+  const { t, dateTime } = useI18n();
   return (
-    <AdminLayout title="Users" section="users">
-      <Notice>{notice && ADMIN_USERS_NOTICES[notice]}</Notice>
+    <AdminLayout title={t('admin.nav.users')} section="users">
+      <Notice>{notice && t(ADMIN_USERS_NOTICES[notice])}</Notice>
       <section class="card" aria-labelledby="users-heading">
-        <h1 id="users-heading">Users</h1>
+        <h1 id="users-heading">{t('admin.nav.users')}</h1>
         <form method="get" action="/admin/users" role="search">
           <div class="field">
-            <label for="q">Search by email or name</label>
+            <label for="q">{t('admin.users.search')}</label>
             <input id="q" name="q" type="search" value={query} spellcheck={false} />
           </div>
           <div class="actions">
-            <button type="submit">Search</button>
+            <button type="submit">{t('admin.users.searchButton')}</button>
           </div>
         </form>
       </section>
       <section class="card" aria-labelledby="results-heading">
-        <h2 id="results-heading">{query ? `Accounts matching “${query}”` : 'All accounts'}</h2>
+        <h2 id="results-heading">{query ? t('admin.users.matching', { query }) : t('admin.users.all')}</h2>
         {users.length === 0 ? (
-          <p class="muted">No account matches.</p>
+          <p class="muted">{t('admin.users.noMatch')}</p>
         ) : (
           <ScrollingTable labelledBy="results-heading">
             <thead>
               <tr>
-                <th scope="col">Email</th>
-                <th scope="col">Name</th>
-                <th scope="col">Status</th>
-                <th scope="col">Created</th>
+                <th scope="col">{t('admin.users.email')}</th>
+                <th scope="col">{t('admin.users.name')}</th>
+                <th scope="col">{t('admin.users.status')}</th>
+                <th scope="col">{t('admin.created')}</th>
               </tr>
             </thead>
             <tbody>
@@ -75,14 +77,14 @@ export function AdminUsersPage({ query, users, truncated, notice }: AdminUsersPa
                   <td>
                     <UserBadges user={user} />
                   </td>
-                  <td>{formatTime(user.createdAt)}</td>
+                  <td>{dateTime(user.createdAt)}</td>
                 </tr>
               ))}
             </tbody>
           </ScrollingTable>
         )}
-        {truncated ? <p class="muted">Only the first {users.length} are shown: search to narrow them down.</p> : null}
+        {truncated ? <p class="muted">{t('admin.users.truncated', { count: users.length })}</p> : null}
       </section>
     </AdminLayout>
   );
-}
+});
