@@ -116,18 +116,7 @@ footer.site nav { display: flex; gap: 1rem; flex-wrap: wrap; }
 footer.site a { color: var(--muted); }
 ul.ways-on { list-style: none; padding: 0; margin: 1rem 0; display: flex; flex-wrap: wrap; gap: .5rem 1.25rem; }
 ul.ways-on a { font-weight: 600; }
-@media (max-width: 480px) {
-  main { margin: 1rem auto; } .card { padding: 1rem; } .actions { flex-direction: column; } .actions button, .actions .button { width: 100%; text-align: center; }
-  .copyable { flex-direction: column; align-items: stretch; }
-  .event dl { grid-template-columns: 1fr; }
-  dl.facts { grid-template-columns: 1fr; gap: .1rem; } dl.facts dd { margin-bottom: .5rem; }
-  .event dt { margin-top: .25rem; }
-  .copyable-block { display: flex; flex-direction: column; }
-  .copyable-block button.copy { position: static; order: -1; align-self: flex-end; margin-bottom: .25rem; }
-  .copyable-block pre { padding-right: .75rem; }
 /* The account page (issue 19 item 3): sections to find, a file input that looks like the other buttons. */
-/* A long email address wraps inside its column on a phone instead of running under the card's edge. */
-.profile > div { min-width: 0; overflow-wrap: anywhere; }
 h1.page-title { margin-bottom: .5rem; }
 nav.section-nav { display: flex; flex-wrap: wrap; gap: .25rem 1rem; margin: 0 0 1.25rem; }
 nav.section-nav a { font-weight: 600; }
@@ -137,6 +126,8 @@ nav.section-nav a { font-weight: 600; }
 /* A session or an app on the left, its button on the right; the text wraps before the button does. */
 #sessions ul.plain > li > div, #apps ul.plain > li > div { flex: 1 1 18rem; min-width: 0; }
 .profile-name { font-size: 1.15rem; font-weight: 700; margin: 0; }
+/* A long email address wraps inside its column on a phone instead of running under the card's edge. */
+.profile > div { min-width: 0; overflow-wrap: anywhere; }
 .profile .muted { margin: .15rem 0 0; }
 ul.facts { padding-left: 1.25rem; margin: .25rem 0; }
 input[type=file] { padding: .35rem; border: 1px dashed #8c959f; border-radius: 6px; background: var(--wash); width: 100%; }
@@ -145,6 +136,15 @@ input[type=file]::file-selector-button {
   background: var(--paper); color: var(--accent); cursor: pointer;
 }
 input[type=file]:hover::file-selector-button { background: var(--wash); }
+@media (max-width: 480px) {
+  main { margin: 1rem auto; } .card { padding: 1rem; } .actions { flex-direction: column; } .actions button, .actions .button { width: 100%; text-align: center; }
+  .copyable { flex-direction: column; align-items: stretch; }
+  .event dl { grid-template-columns: 1fr; }
+  dl.facts { grid-template-columns: 1fr; gap: .1rem; } dl.facts dd { margin-bottom: .5rem; }
+  .event dt { margin-top: .25rem; }
+  .copyable-block { display: flex; flex-direction: column; }
+  .copyable-block button.copy { position: static; order: -1; align-self: flex-end; margin-bottom: .25rem; }
+  .copyable-block pre { padding-right: .75rem; }
 }
 /* Developer console (issue 19 item 4, issue 22 item 3): URLs typed in monospace; the playground's checks. */
 #redirect_uris, #post_logout_redirect_uris, #backchannel_logout_uri { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: .9rem; }
