@@ -76,8 +76,10 @@ describe('oidcc-config-certification-test-plan (Config OP)', () => {
     // CheckDiscEndpointScopesSupportedContainsOpenId, CheckDiscEndpointScopesSupportedSyntax (RFC 6749 §3.3).
     assert.ok(d.scopes_supported.includes('openid'));
     for (const scope of d.scopes_supported) assert.match(scope, /^[\x21\x23-\x5B\x5D-\x7E]+$/);
-    // CheckDiscEndpointLocalesSyntax / CanonicalCasing: no locale lists advertised (one language).
-    assert.equal(d.ui_locales_supported, undefined);
+    // CheckDiscEndpointLocalesSyntax / CanonicalCasing: BCP47 tags in canonical casing (the pages' languages);
+    // no claims_locales_supported (claims are not translated).
+    assert.ok(Array.isArray(d.ui_locales_supported) && d.ui_locales_supported.includes('en'));
+    for (const tag of d.ui_locales_supported) assert.equal(tag, Intl.getCanonicalLocales(tag)[0], `${tag} is a canonical BCP47 tag`);
     assert.equal(d.claims_locales_supported, undefined);
     // CheckDiscEndpointAllEndpointsAreHttps.
     for (const [name, value] of Object.entries(d)) {
