@@ -5,54 +5,13 @@
  * remove a row.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { registerClient } from '../../src/clients/client-registration.js';
-import { openStorage, type OpenedStorage } from '../../src/storage/open-storage.js';
-import { createTestSchema, POSTGRES_TEST_URL, postgresUnavailableReason, type TestSchema } from '../helpers/postgres.js';
+import { postgresUnavailableReason } from '../helpers/postgres.js';
+import { openPostgres, openSqliteFile, type Opened } from '../helpers/two-storages.js';
 
 const T0 = new Date('2026-11-24T12:00:00Z');
 const at = (seconds: number) => new Date(T0.getTime() + seconds * 1000);
-
-interface Opened {
-  storage: OpenedStorage;
-  /** A second connection pool (a second process) on the same database. */
-  other: OpenedStorage;
-  close(): Promise<void>;
-}
-
-async function openSqliteFile(): Promise<Opened> {
-  const dir = mkdtempSync(join(tmpdir(), 'latch-bcl-queue-'));
-  const url = `sqlite:${join(dir, 'latch.db')}`;
-  const storage = await openStorage(url);
-  const other = await openStorage(url, { migrate: false });
-  return {
-    storage,
-    other,
-    async close() {
-      await other.close();
-      await storage.close();
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
-}
-
-async function openPostgres(): Promise<Opened> {
-  const schema: TestSchema = await createTestSchema();
-  const storage = await openStorage(POSTGRES_TEST_URL, { postgresSchema: schema.name, poolSize: 5 });
-  const other = await openStorage(POSTGRES_TEST_URL, { postgresSchema: schema.name, poolSize: 5, migrate: false });
-  return {
-    storage,
-    other,
-    async close() {
-      await other.close();
-      await storage.close();
-      await schema.drop();
-    },
-  };
-}
 
 const unavailable = await postgresUnavailableReason();
 
