@@ -167,7 +167,12 @@ for (const database of ['sqlite', 'postgres'] as const) {
       assert.notEqual(row?.metadata_document_expires_at, null);
       assert.equal(row?.policy_url, 'https://agent.example.com/privacy');
       assert.equal(documents.count('/agent.json'), 1, 'fetched once for the whole flow (authorize, sign-in, consent)');
-      const created = await server.storage.auditEvents.list({ clientId, types: ['client.created'], limit: 10 });
+      // Audit events are buffered (audit/audit-log.ts): wait for the write, as the audit tests do.
+      let created = await server.storage.auditEvents.list({ clientId, types: ['client.created'], limit: 10 });
+      for (const deadline = Date.now() + 3000; created.length === 0 && Date.now() < deadline; ) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        created = await server.storage.auditEvents.list({ clientId, types: ['client.created'], limit: 10 });
+      }
       assert.equal(created.length, 1, 'one audit event when the client first came to exist');
       assert.deepEqual(created[0]?.details, { name: 'Agent Desktop', via: 'metadata_document' });
 
