@@ -10,8 +10,9 @@
  *             prefill=N: N unused codes and N tokens in the database before the first round, as a long-running
  *             server (or the full bench, by its fixed-load runs) has
  *
- * Environment: COMPARE_SCENARIOS (c,d1,e; c and d1 at a fixed rate, e at saturation with virtual users),
- * COMPARE_ROUNDS (3), COMPARE_SECONDS (5), COMPARE_RATE_C (8000), COMPARE_RATE_D1 (4000; 0 for saturation),
+ * Environment: COMPARE_SCENARIOS (c,d1,e; also g, the refresh grant; c, d1 and g at a fixed rate, e at saturation
+ * with virtual users), COMPARE_ROUNDS (3), COMPARE_SECONDS (5), COMPARE_RATE_C (8000), COMPARE_RATE_D1 (4000; 0 for
+ * saturation), COMPARE_RATE_G (4000; 0 for saturation),
  * COMPARE_SERVER_CPUS (a CPU list for taskset: the servers and all their threads run there).
  * Not a benchmark for the report: `npm run bench` is, beside the peer.
  */
@@ -29,7 +30,7 @@ const env = process.env;
 const SCENARIOS = (env.COMPARE_SCENARIOS ?? 'c,d1,e').split(',');
 const ROUNDS = Number(env.COMPARE_ROUNDS ?? 3);
 const DURATION_MS = Number(env.COMPARE_SECONDS ?? 5) * 1000;
-const RATE = { c: Number(env.COMPARE_RATE_C ?? 8000), d1: Number(env.COMPARE_RATE_D1 ?? 4000) };
+const RATE = { c: Number(env.COMPARE_RATE_C ?? 8000), d1: Number(env.COMPARE_RATE_D1 ?? 4000), g: Number(env.COMPARE_RATE_G ?? 4000) };
 const log = (message) => process.stderr.write(`${message}\n`);
 
 function parseVariant(text) {
@@ -82,6 +83,15 @@ try {
       const next = (i) =>
         i < codes.length ? buildRequest({ method: 'POST', path: '/oauth2/token', host, headers: { Authorization: authorization, 'Content-Type': 'application/x-www-form-urlencoded' }, body: body(codes[i]) }) : null;
       run = () => runRequests({ host: HOST, port: server.port, connections: 32, durationMs: DURATION_MS, ratePerSecond: RATE.d1 || undefined, next });
+    } else if (scenario === 'g') {
+      // The refresh_token grant with rotation, each refresh token fresh and presented once (run.mjs's g).
+      const tokens = mintLatch(server, setup, { kind: 'refresh', count: Math.ceil(((RATE.g || 20_000) * DURATION_MS) / 1000) + 200, scope: ['offline_access', 'profile'] });
+      const authorization = basicAuthorization(setup.clientId, setup.clientSecret);
+      const next = (i) =>
+        i < tokens.length
+          ? buildRequest({ method: 'POST', path: '/oauth2/token', host, headers: { Authorization: authorization, 'Content-Type': 'application/x-www-form-urlencoded' }, body: `grant_type=refresh_token&refresh_token=${tokens[i]}` })
+          : null;
+      run = () => runRequests({ host: HOST, port: server.port, connections: 32, durationMs: DURATION_MS, ratePerSecond: RATE.g || undefined, next });
     } else if (scenario === 'e') {
       const client = setup.es256;
       run = () =>

@@ -2,7 +2,8 @@
  * `npm run profile -- c|d1|d2|d3|g|h [seconds]`: one scenario against Latch alone, with Latch under
  * `node --cpu-prof`, then a summary of where its time went. At saturation, or at a fixed offered load with
  * BENCH_RATE=<requests a second> (open loop, as the bench's fixed-load runs). The .cpuprofile is kept in bench/results/profiles/
- * (open it in Chrome DevTools or speedscope for the flame graph).
+ * (open it in Chrome DevTools or speedscope for the flame graph). BENCH_DATABASE=postgres runs Latch on a fresh database of
+ * the local PostgreSQL instead of SQLite.
  */
 import { mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -11,6 +12,7 @@ import { buildRequest, runRequests } from './lib/http-load.mjs';
 import { basicAuthorization, BENCH_DIR, codeExchanges, ensureLatchBuilt, HOST, mintLatch, setUpLatchData, startLatch } from './lib/latch.mjs';
 import { cpuMilliseconds, stopProcess } from './lib/processes.mjs';
 import { summarizeProfile } from './lib/profile-summary.mjs';
+import { createBenchDatabase } from './lib/postgres.mjs';
 
 const scenario = process.argv[2] ?? 'c';
 const seconds = Number(process.argv[3] ?? process.env.BENCH_DURATION_SECONDS ?? 8);
@@ -23,8 +25,11 @@ const profileDir = join(BENCH_DIR, 'results', 'profiles');
 mkdirSync(profileDir, { recursive: true });
 const before = new Set(readdirSync(profileDir));
 const workDir = mkdtempSync(join(os.tmpdir(), 'latch-profile-'));
-const setup = setUpLatchData(workDir);
-const latch = await startLatch('Latch', workDir, { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] });
+// BENCH_DATABASE=postgres: Latch on a fresh database of the local PostgreSQL (lib/postgres.mjs), as the bench's PostgreSQL rows.
+const database = process.env.BENCH_DATABASE === 'postgres' ? await createBenchDatabase('profile') : undefined;
+if (database?.skip) throw new Error(`PostgreSQL: ${database.skip}`);
+const setup = setUpLatchData(workDir, undefined, database?.databaseUrl);
+const latch = await startLatch('Latch', workDir, { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${profileDir}`], databaseUrl: database?.databaseUrl });
 try {
   const host = `${HOST}:${latch.port}`;
   let next;
@@ -64,6 +69,7 @@ try {
   log(`${scenario}${ratePerSecond ? ` at ${ratePerSecond}/s` : ''}: ${result.rps.toFixed(0)} req/s, p50 ${result.p50.toFixed(2)} ms, p99 ${result.p99.toFixed(2)} ms, errors ${result.errors}${result.errorSamples[0] ? ` (${result.errorSamples[0]})` : ''}, ${(cpuMs / result.requests).toFixed(3)} ms CPU/request${result.exhausted ? ' (code pool ran out)' : ''}`);
 } finally {
   await stopProcess(latch.child);
+  await database?.drop();
   rmSync(workDir, { recursive: true, force: true });
 }
 const written = readdirSync(profileDir).filter((name) => !before.has(name) && name.endsWith('.cpuprofile'));

@@ -26,6 +26,36 @@ export type WritePlan<T> = Generator<CompiledQuery, T, QueryResult<unknown>>;
  */
 export interface RunOptions<T> extends WriteOptions {
   autocommit?: () => WritePlan<T>;
+  /**
+   * The same write as one request among many of its kind that one statement can make together (PostgreSQL,
+   * postgres/postgres-executor.ts: the writes of one turn of the event loop go to the server as one statement,
+   * one round trip and one commit). Made with `batched`. A write alone in its turn, or in a batch whose
+   * statement failed, runs as `autocommit` (which a batched write must have) on its own.
+   */
+  batch?: BatchedWrite<T>;
+}
+
+/**
+ * A kind of write that one statement can make for many requests at once: each request's values go in as
+ * arrays (PostgreSQL `unnest`), and the rows the statement returns are matched back to the requests. The
+ * statement must answer for each request exactly as the request's own statement would, racing writes of one
+ * row included (of two requests consuming one code, one wins).
+ */
+export interface BatchKind<I, T> {
+  /** The one statement for these requests (at least two). */
+  statement(inputs: readonly I[]): CompiledQuery;
+  /** Each request's result, in the order of `inputs`, from what the statement returned. */
+  results(inputs: readonly I[], result: QueryResult<unknown>): T[];
+}
+
+/** One request of a batch kind (RunOptions.batch): its kind and its own values. */
+export interface BatchedWrite<T> {
+  readonly kind: BatchKind<unknown, T>;
+  readonly input: unknown;
+}
+
+export function batched<I, T>(kind: BatchKind<I, T>, input: I): BatchedWrite<T> {
+  return { kind: kind as BatchKind<unknown, T>, input };
 }
 
 export interface WriteOptions {

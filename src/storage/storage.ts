@@ -337,7 +337,11 @@ export interface TokenRepository {
     conditions: ConsumeConditions,
     token: RedeemedAccessToken,
     now: Date,
-    /** Called inside the write when the code's scope has offline_access: the refresh token to store with it. */
+    /**
+     * The refresh token to store with the code when its scope has offline_access. It may be called before that
+     * is known (a batch of exchanges on PostgreSQL asks every exchange up front): the caller hands a refresh
+     * token out only when the returned code's scope has offline_access.
+     */
     refreshToken?: () => IssuedRefreshToken,
   ): Promise<AuthorizationCode | null>;
   /**

@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { deleteExpiredRecords } from '../../src/server.js';
-import type { Client, NewAuthorizationCode, Storage, User } from '../../src/storage/storage.js';
+import type { Client, ConsumeConditions, NewAuthorizationCode, Storage, User } from '../../src/storage/storage.js';
 
 export interface SuiteDatabase {
   storage: Storage;
@@ -399,6 +399,57 @@ export function defineRepositorySuite(label: string, open: () => Promise<SuiteDa
         assert.equal(await storage.tokens.revokeByGrant(code.grantId, LATER), 1);
       });
 
+      test('exchanges of one turn, of every shape, each get their own answer (one statement for all of them on PostgreSQL)', async () => {
+        const client = await newClient();
+        const user = await newUser();
+        const withPkce = await newCode({ clientId: client.clientId, userId: user.id });
+        const withoutPkce = await newCode({ clientId: client.clientId, userId: user.id, codeChallenge: null, redirectUri: 'http://127.0.0.1/cb' });
+        const offline = await newCode({ clientId: client.clientId, userId: user.id, codeChallenge: null, scope: ['openid', 'offline_access'] });
+        const wrongChallenge = await newCode({ clientId: client.clientId, userId: user.id });
+        const wrongRedirect = await newCode({ clientId: client.clientId, userId: user.id, codeChallenge: null });
+        const otherClients = await newCode({ userId: user.id });
+        const unknown = { ...withPkce, codeHash: `code-${unique()}` };
+        const tokens = Array.from({ length: 7 }, tokenFor);
+        const refreshes = Array.from({ length: 7 }, () => `rt-${unique()}`);
+        const requests: Array<[NewAuthorizationCode, ConsumeConditions]> = [
+          [withPkce, conditionsOf(withPkce)],
+          [withoutPkce, { ...conditionsOf(withoutPkce), redirectUri: undefined }],
+          [offline, conditionsOf(offline)],
+          [wrongChallenge, { ...conditionsOf(wrongChallenge), codeChallenge: 'x'.repeat(43) }],
+          [wrongRedirect, { ...conditionsOf(wrongRedirect), redirectUri: 'https://app.example.com/other' }],
+          [otherClients, { ...conditionsOf(otherClients), clientId: client.clientId }],
+          [unknown, conditionsOf(unknown)],
+        ];
+        const results = await Promise.all(
+          requests.map(([, conditions], i) =>
+            storage.tokens.redeemCode(conditions, tokens[i]!, NOW, () => ({ tokenHash: refreshes[i]!, expiresAt: FAR_FUTURE, grantExpiresAt: FAR_FUTURE })),
+          ),
+        );
+        assert.deepEqual(results.map((r) => r?.codeHash ?? null), [withPkce.codeHash, withoutPkce.codeHash, offline.codeHash, null, null, null, null]);
+        assert.deepEqual(results[2], { ...offline, consumedAt: NOW });
+        for (const [i, [code]] of requests.entries()) {
+          const stored = await storage.tokens.findByHash(tokens[i]!.tokenHash);
+          if (i < 3) assert.deepEqual([stored?.grantId, stored?.clientId, stored?.scope], [code.grantId, code.clientId, code.scope], `request ${i}`);
+          else assert.equal(stored, null, `request ${i}`);
+          // A refresh token only with offline_access, for the grant of its own code.
+          assert.equal((await storage.tokens.findRefreshByHash(refreshes[i]!))?.grantId ?? null, i === 2 ? offline.grantId : null, `request ${i}`);
+          if (i >= 3) assert.equal((await storage.authorizationCodes.findByHash(code.codeHash))?.consumedAt ?? null, null, `request ${i}`);
+        }
+      });
+
+      test('an exchange of a turn whose token cannot be stored fails alone; the others of its turn succeed', async () => {
+        const client = await newClient();
+        const user = await newUser();
+        const codes = await Promise.all(Array.from({ length: 3 }, () => newCode({ clientId: client.clientId, userId: user.id })));
+        const tokens = codes.map(tokenFor);
+        await storage.tokens.insert({ ...tokens[1]!, clientId: client.clientId, userId: user.id, scope: ['openid'], grantId: `grant-${unique()}` });
+        const results = await Promise.allSettled(codes.map((code, i) => storage.tokens.redeemCode(conditionsOf(code), tokens[i]!, NOW)));
+        assert.deepEqual(results.map((r) => r.status), ['fulfilled', 'rejected', 'fulfilled']);
+        assert.equal((await storage.authorizationCodes.findByHash(codes[1]!.codeHash))?.consumedAt, null);
+        assert.equal((await storage.tokens.findByHash(tokens[0]!.tokenHash))?.grantId, codes[0]!.grantId);
+        assert.equal((await storage.tokens.findByHash(tokens[2]!.tokenHash))?.grantId, codes[2]!.grantId);
+      });
+
       test('race: concurrent redeems of one code from two independent connections, exactly one wins and one token is stored', async () => {
         const another = await database.openAnother();
         try {
@@ -526,7 +577,8 @@ export function defineRepositorySuite(label: string, open: () => Promise<SuiteDa
             () => ((asked = true), { tokenHash: refreshHash, expiresAt: FAR_FUTURE, grantExpiresAt: FAR_FUTURE }),
           ),
         );
-        assert.equal(asked, false);
+        // It may be asked for (a batch of exchanges on PostgreSQL asks before it knows the scope): it is not stored.
+        void asked;
         assert.equal(await storage.tokens.findRefreshByHash(refreshHash), null);
       });
 

@@ -62,7 +62,9 @@ async function exchangeAuthorizationCode({ storage, config, client, params, now,
   return {
     accessToken,
     expiresInSeconds: config.accessTokenTtlSeconds,
-    ...(refreshToken !== undefined && { refreshToken }),
+    // OIDC Core §11: only a grant with offline_access has a refresh token. The storage may ask for one before it
+    // knows the code's scope (a batch of exchanges on PostgreSQL), and stores it only with offline_access.
+    ...(refreshToken !== undefined && redeemed.scope.includes('offline_access') && { refreshToken }),
     scope: redeemed.scope,
     user,
     // OIDC Core §3.1.3.3: an id_token when the authorization request had scope openid.

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
-import { test } from 'node:test';
+import { describe, test } from 'node:test';
 import { Kysely, PostgresDialect, type CompiledQuery, type PostgresPool, type QueryResult } from 'kysely';
 import type { Database } from '../database.js';
 import { precompileQuery, type Parameter } from '../precompiled-query.js';
-import type { WritePlan } from '../query-executor.js';
-import { postgresExecutor } from './postgres-executor.js';
+import { batched, type BatchKind, type WritePlan } from '../query-executor.js';
+import { MAX_BATCH, postgresExecutor } from './postgres-executor.js';
 
 /** A pool whose one client records what it is sent: the SQL, and the prepared statement's name if any. */
 function recordingPool(fail?: (sql: string) => Error | undefined) {
@@ -113,4 +113,93 @@ test('with prepare off (a pooler that cannot keep prepared statements), nothing 
   await postgresExecutor(pool, { prepare: false }).read(findUser(db, { id: 1 }));
   assert.ok(sent.some((line) => line.startsWith('select "email"')));
   assert.ok(!sent.some((line) => line.startsWith('latch_')));
+});
+
+describe('batches: the writes of one kind in one turn go as one statement', () => {
+  /** A batch kind whose statement names its inputs, and whose result answers each input with its own name. */
+  const kind: BatchKind<string, string> = {
+    statement: (inputs) => db.updateTable('users').set({ name: inputs.join(',') }).where('id', '=', 1).compile(),
+    results: (inputs) => inputs.map((input) => `batched ${input}`),
+  };
+  function* alone(input: string): WritePlan<string> {
+    yield db.updateTable('users').set({ name: input }).where('id', '=', 2).compile();
+    return `alone ${input}`;
+  }
+  function* unused(): WritePlan<string> {
+    throw new Error('the transactional form must not run');
+  }
+  const write = (executor: ReturnType<typeof postgresExecutor>, input: string) =>
+    executor.run(unused(), { autocommit: () => alone(input), batch: batched(kind, input) });
+  const statements = (sent: string[]) => sent.filter((line) => line !== 'connect' && line !== 'release');
+
+  test('three writes of one turn: one statement with all three, each answered with its own result', async () => {
+    const { pool, sent } = recordingPool();
+    const executor = postgresExecutor(pool);
+    assert.deepEqual(await Promise.all(['a', 'b', 'c'].map((input) => write(executor, input))), ['batched a', 'batched b', 'batched c']);
+    assert.equal(statements(sent).length, 1);
+    assert.match(statements(sent)[0]!, /^update "users" set "name" = \$1/);
+  });
+
+  test('a write alone in its turn runs its own one-statement form', async () => {
+    const { pool, sent } = recordingPool();
+    assert.equal(await write(postgresExecutor(pool), 'a'), 'alone a');
+    assert.equal(statements(sent).length, 1);
+  });
+
+  test('writes of different turns are different batches', async () => {
+    const { pool, sent } = recordingPool();
+    const executor = postgresExecutor(pool);
+    const first = Promise.all([write(executor, 'a'), write(executor, 'b')]);
+    await new Promise((resolve) => setImmediate(resolve));
+    const second = Promise.all([write(executor, 'c'), write(executor, 'd')]);
+    assert.deepEqual([...(await first), ...(await second)], ['batched a', 'batched b', 'batched c', 'batched d']);
+    assert.equal(statements(sent).length, 2);
+  });
+
+  test('a statement the server refuses: each write then runs alone, so that only the one at fault fails', async () => {
+    const refusal = Object.assign(new Error('duplicate key value violates unique constraint'), { severity: 'ERROR', code: '23505' });
+    // The batch (id = 1) is refused, and so is b's own statement; a and c succeed alone.
+    const { pool, sent } = recordingPool();
+    let calls = 0;
+    const failing = {
+      async connect() {
+        const client = (await pool.connect()) as unknown as { query(sqlText: string, parameters: unknown[], name?: string): Promise<unknown>; release(): void };
+        return {
+          async query(sqlText: string, parameters: unknown[], name?: string) {
+            calls += 1;
+            if (parameters[0] === 'a,b,c' || parameters[0] === 'b') throw refusal;
+            return client.query(sqlText, parameters, name);
+          },
+          release: () => client.release(),
+        };
+      },
+      async end() {},
+    } as unknown as PostgresPool;
+    const executor = postgresExecutor(failing);
+    const results = await Promise.allSettled(['a', 'b', 'c'].map((input) => write(executor, input)));
+    assert.deepEqual(
+      results.map((r) => (r.status === 'fulfilled' ? r.value : (r.reason as Error).message)),
+      ['alone a', 'duplicate key value violates unique constraint', 'alone c'],
+    );
+    assert.equal(calls, 4);
+    assert.equal(statements(sent).length, 2);
+  });
+
+  test('a connection lost during the batch: every write fails, and none is run again (the batch may have been committed)', async () => {
+    const lost = Object.assign(new Error('Connection terminated unexpectedly'), { code: 'ECONNRESET' });
+    const { pool, sent } = recordingPool(() => lost);
+    const executor = postgresExecutor(pool);
+    const results = await Promise.allSettled(['a', 'b'].map((input) => write(executor, input)));
+    assert.deepEqual(results.map((r) => r.status), ['rejected', 'rejected']);
+    assert.equal(statements(sent).length, 1);
+  });
+
+  test(`at ${MAX_BATCH} writes a batch goes at once, and the rest wait for the turn's end`, async () => {
+    const { pool, sent } = recordingPool();
+    const executor = postgresExecutor(pool);
+    const inputs = Array.from({ length: MAX_BATCH + 2 }, (_, i) => `w${i}`);
+    const results = await Promise.all(inputs.map((input) => write(executor, input)));
+    assert.deepEqual(results, inputs.map((input) => `batched ${input}`));
+    assert.equal(statements(sent).length, 2);
+  });
 });

@@ -7,13 +7,18 @@
  *   other query runs unnamed, so the statements a connection keeps are bounded by the precompiled ones.
  * - A plan's one-statement form (query-executor.ts `RunOptions.autocommit`) where it has one: statements each
  *   atomic on their own, so no BEGIN and COMMIT round trips around them.
+ * - Batches (query-executor.ts `RunOptions.batch`): the writes of one kind that arrive in one turn of the event
+ *   loop (the code exchanges of the requests read in it) go as one statement: one round trip, one parse of
+ *   the result, one commit (one WAL flush) for all of them, where each write alone cost the server most of
+ *   its CPU in its own commit and Latch a statement's driver overhead (BENCHMARKS.md, "PostgreSQL: one
+ *   statement for the exchanges of a turn"). A write alone in its turn runs as its own statement.
  *
  * The pool is the retrying one of postgres-pool.ts: a connection is retried only before anything was sent,
  * a plain select once on a fresh connection; a write is never run twice.
  */
 import type { CompiledQuery, PostgresPool, QueryResult } from 'kysely';
 import { isPrecompiled } from '../precompiled-query.js';
-import type { QueryExecutor, WritePlan } from '../query-executor.js';
+import type { BatchedWrite, BatchKind, QueryExecutor, WritePlan } from '../query-executor.js';
 
 /** The pooled client of postgres-pool.ts: `name` makes the statement a named prepared one. */
 interface NamingClient {
@@ -23,6 +28,24 @@ interface NamingClient {
 
 /** Commands whose rowCount is the number of rows they changed (as Kysely's PostgresDriver reads it). */
 const CHANGING_COMMANDS = new Set(['INSERT', 'UPDATE', 'DELETE', 'MERGE']);
+
+/** Most writes one batch statement takes: their value arrays stay small next to a statement's limits. */
+export const MAX_BATCH = 256;
+
+interface Waiting {
+  input: unknown;
+  single: () => WritePlan<unknown>;
+  resolve: (value: unknown) => void;
+  reject: (error: unknown) => void;
+}
+
+/**
+ * An error the server answered a statement with (pg's DatabaseError: a SQLSTATE and a severity): the statement
+ * was rolled back whole. Not a lost connection, after which a write may or may not have been committed.
+ */
+function isStatementError(error: unknown): boolean {
+  return error instanceof Error && (error as { severity?: unknown }).severity === 'ERROR';
+}
 
 export interface PostgresExecutorOptions {
   /** Name the precompiled queries (default true); false for a pooler that cannot keep prepared statements. */
@@ -86,6 +109,53 @@ export function postgresExecutor(pool: PostgresPool, { prepare = true }: Postgre
     });
   }
 
+  const waiting = new Map<BatchKind<unknown, unknown>, Waiting[]>();
+  let flushScheduled = false;
+
+  function enqueue<T>(batch: BatchedWrite<T>, single: () => WritePlan<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      let queue = waiting.get(batch.kind);
+      if (!queue) waiting.set(batch.kind, (queue = []));
+      queue.push({ input: batch.input, single, resolve: resolve as (value: unknown) => void, reject });
+      if (queue.length >= MAX_BATCH) {
+        waiting.delete(batch.kind);
+        void runBatch(batch.kind, queue);
+      } else if (!flushScheduled) {
+        flushScheduled = true;
+        // After the turn's I/O callbacks: every request read in this turn has queued its write by then.
+        setImmediate(flush);
+      }
+    });
+  }
+
+  function flush(): void {
+    flushScheduled = false;
+    const batches = [...waiting];
+    waiting.clear();
+    for (const [kind, queue] of batches) void runBatch(kind, queue);
+  }
+
+  function runAlone(write: Waiting): void {
+    runEach(write.single()).then(write.resolve, write.reject);
+  }
+
+  async function runBatch(kind: BatchKind<unknown, unknown>, queue: Waiting[]): Promise<void> {
+    if (queue.length === 1) return runAlone(queue[0]!);
+    const inputs = queue.map((write) => write.input);
+    let results: unknown[];
+    try {
+      results = kind.results(inputs, await withClient((client) => execute(client, kind.statement(inputs))));
+    } catch (error) {
+      // The server refused the statement (one write's row could not be stored): nothing of it was written, so
+      // each write runs on its own and only the one at fault fails. After a lost connection the batch may have
+      // been committed: nothing is run twice, every write of it fails as a lone write would.
+      if (isStatementError(error)) queue.forEach(runAlone);
+      else for (const write of queue) write.reject(error);
+      return;
+    }
+    queue.forEach((write, i) => write.resolve(results[i]));
+  }
+
   return {
     read: (query) => withClient((client) => execute(client, query)),
     write: (query) => withClient((client) => execute(client, query)),
@@ -93,7 +163,7 @@ export function postgresExecutor(pool: PostgresPool, { prepare = true }: Postgre
       if (options?.autocommit) {
         // The plan's generator was created but never started: nothing of it has run.
         plan.return(undefined as never);
-        return runEach(options.autocommit());
+        return options.batch ? enqueue(options.batch, options.autocommit) : runEach(options.autocommit());
       }
       return runInTransaction(plan);
     },

@@ -18,7 +18,7 @@ import type {
 } from '../storage.js';
 import { fromEpochSeconds, fromNullableEpochSeconds, fromScopeText, toEpochSeconds, toExpiryEpochSeconds, toScopeText } from './columns.js';
 import { precompileQuery, type Parameter } from '../precompiled-query.js';
-import type { QueryExecutor, WritePlan } from '../query-executor.js';
+import { batched, type BatchKind, type QueryExecutor, type WritePlan } from '../query-executor.js';
 import { consumeShapeOf, consumeStatement, consumeUpdate, consumeValues, toAuthorizationCode, type ConsumeShape, type ConsumeValues } from './authorization-codes.js';
 import { toUser } from './users.js';
 import { deleteRows } from './batched-delete.js';
@@ -478,6 +478,117 @@ function* redeemCodeAutocommit(
   return second ? toAuthorizationCode(second) : null;
 }
 
+/** One code exchange of a batch (redeemCodeBatch): its conditions, its tokens' values, and its refresh token once asked for. */
+interface RedeemInput {
+  conditions: ConsumeConditions;
+  token: RedeemedAccessToken;
+  now: Date;
+  /** The caller's refresh token, asked for at most once (the lone form asks for it only when the code has offline_access). */
+  refreshToken: (() => IssuedRefreshToken) | undefined;
+}
+
+type BatchRedeemValues = {
+  codeHashes: string[];
+  clientIds: string[];
+  redirectUris: Array<string | null>;
+  codeChallenges: Array<string | null>;
+  nows: number[];
+  tokenHashes: string[];
+  tokenCreatedAts: number[];
+  tokenExpiresAts: number[];
+  refreshHashes: Array<string | null>;
+  refreshExpiresAts: Array<number | null>;
+  grantExpiresAts: Array<number | null>;
+};
+
+/**
+ * The code exchanges of one turn as one statement, for PostgreSQL (postgres-executor.ts batches): every
+ * exchange's values as arrays, numbered (`with ordinality`); the same conditional consume as each one's own
+ * statement, joined on the code, with redirect_uri compared when the request sent one and the challenge equal
+ * (both null without PKCE: `is not distinct from`); then the access tokens, and the refresh tokens of the codes
+ * with offline_access, inserted from the rows it consumed. One statement is atomic: all of it or none. Two
+ * exchanges of one code in one batch join the same row, which an UPDATE changes once: one wins, as in a race
+ * between two statements, and the other is answered as a replay.
+ */
+const redeemBatchStatement = precompileQuery((db, p: Parameter<BatchRedeemValues>) => ({
+  compile: () =>
+    sql<AuthorizationCodeRow & { position: string }>`
+      with input as (
+        select * from unnest(
+          cast(${p('codeHashes')} as text[]), cast(${p('clientIds')} as text[]), cast(${p('redirectUris')} as text[]),
+          cast(${p('codeChallenges')} as text[]), cast(${p('nows')} as bigint[]), cast(${p('tokenHashes')} as text[]),
+          cast(${p('tokenCreatedAts')} as bigint[]), cast(${p('tokenExpiresAts')} as bigint[]), cast(${p('refreshHashes')} as text[]),
+          cast(${p('refreshExpiresAts')} as bigint[]), cast(${p('grantExpiresAts')} as bigint[])
+        ) with ordinality as i(code_hash, client_id, redirect_uri, code_challenge, now, token_hash, token_created_at,
+          token_expires_at, refresh_hash, refresh_expires_at, grant_expires_at, position)
+      ),
+      consumed as (
+        update authorization_codes as c set consumed_at = i.now
+        from input as i
+        where c.code_hash = i.code_hash and c.client_id = i.client_id and c.consumed_at is null and c.expires_at > i.now
+          and (i.redirect_uri is null or c.redirect_uri = i.redirect_uri)
+          and c.code_challenge is not distinct from i.code_challenge
+        returning c.*, i.position, i.now as redeemed_at, i.token_hash as new_token_hash, i.token_created_at, i.token_expires_at,
+          i.refresh_hash, i.refresh_expires_at, i.grant_expires_at as new_grant_expires_at
+      ),
+      access as (
+        insert into access_tokens (token_hash, client_id, user_id, scope, grant_id, created_at, expires_at)
+        select new_token_hash, client_id, user_id, scope, grant_id, token_created_at, token_expires_at from consumed
+      ),
+      refresh as (
+        insert into refresh_tokens (token_hash, grant_id, client_id, user_id, scope, auth_time, sid, amr, acr, created_at, expires_at, grant_expires_at)
+        select refresh_hash, grant_id, client_id, user_id, scope, auth_time, sid, amr, acr, redeemed_at, refresh_expires_at, new_grant_expires_at
+        from consumed
+        where refresh_hash is not null and (' ' || scope || ' ') like '% offline_access %'
+      )
+      select code_hash, grant_id, client_id, user_id, redirect_uri, scope, nonce, code_challenge, auth_time, created_at, expires_at,
+        consumed_at, sid, amr, acr, position
+      from consumed`.compile(db),
+}));
+
+/** The batch kind of one database (postgres-executor.ts batches the writes of one kind together). */
+const redeemCodeBatches = new WeakMap<Kysely<Database>, BatchKind<RedeemInput, AuthorizationCode | null>>();
+function redeemCodeBatchFor(db: Kysely<Database>): BatchKind<RedeemInput, AuthorizationCode | null> {
+  let kind = redeemCodeBatches.get(db);
+  if (!kind) redeemCodeBatches.set(db, (kind = redeemCodeBatch(db)));
+  return kind;
+}
+
+const redeemCodeBatch = (db: Kysely<Database>): BatchKind<RedeemInput, AuthorizationCode | null> => ({
+  statement(inputs) {
+    // The refresh token is asked for up front here, whatever the code's scope; it is stored only with a code
+    // that has offline_access, and the grant hands it out only then (authorization-code.ts).
+    const refreshes = inputs.map((input) => input.refreshToken?.() ?? null);
+    return redeemBatchStatement(db, {
+      codeHashes: inputs.map((input) => input.conditions.codeHash),
+      clientIds: inputs.map((input) => input.conditions.clientId),
+      redirectUris: inputs.map((input) => input.conditions.redirectUri ?? null),
+      codeChallenges: inputs.map((input) => input.conditions.codeChallenge),
+      nows: inputs.map((input) => toEpochSeconds(input.now)),
+      tokenHashes: inputs.map((input) => input.token.tokenHash),
+      tokenCreatedAts: inputs.map((input) => toEpochSeconds(input.token.createdAt)),
+      tokenExpiresAts: inputs.map((input) => toExpiryEpochSeconds(input.token.expiresAt)),
+      refreshHashes: refreshes.map((refresh) => refresh?.tokenHash ?? null),
+      refreshExpiresAts: refreshes.map((refresh) => (refresh ? toExpiryEpochSeconds(refresh.expiresAt) : null)),
+      grantExpiresAts: refreshes.map((refresh) => (refresh ? toExpiryEpochSeconds(refresh.grantExpiresAt) : null)),
+    });
+  },
+  results(inputs, result) {
+    const redeemed: Array<AuthorizationCode | null> = inputs.map(() => null);
+    for (const row of result.rows as Array<AuthorizationCodeRow & { position: string | number }>) {
+      const { position, ...code } = row;
+      redeemed[Number(position) - 1] = toAuthorizationCode(code);
+    }
+    return redeemed;
+  },
+});
+
+/** `make`, called at most once: later calls return its first answer. */
+function once<T>(make: () => T): () => T {
+  let made: { value: T } | undefined;
+  return () => (made ??= { value: make() }).value;
+}
+
 export function createTokenRepository(db: Kysely<Database>, executor: QueryExecutor): TokenRepository {
   return {
     async insert(token) {
@@ -487,8 +598,11 @@ export function createTokenRepository(db: Kysely<Database>, executor: QueryExecu
     ...createServiceTokenMethods(db),
 
     redeemCode(conditions, token, now, refreshToken) {
-      return executor.run(redeemCodePlan(db, conditions, token, now, refreshToken), {
-        autocommit: () => redeemCodeAutocommit(db, conditions, token, now, refreshToken),
+      // Asked for once, whichever form runs (a batch that fails runs its exchanges each on its own).
+      const askOnce = refreshToken && once(refreshToken);
+      return executor.run(redeemCodePlan(db, conditions, token, now, askOnce), {
+        autocommit: () => redeemCodeAutocommit(db, conditions, token, now, askOnce),
+        batch: batched(redeemCodeBatchFor(db), { conditions, token, now, refreshToken: askOnce }),
       });
     },
 
