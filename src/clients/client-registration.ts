@@ -6,11 +6,28 @@ import { generateIdentifier, generateSecret, hashSecret, SECRET_PREFIX } from '.
 import type { SigningAlgorithm } from '../crypto/signing-algorithms.js';
 import type { Client, ClientGrantType, Storage } from '../storage/storage.js';
 import { checkClientKind, DEFAULT_CLIENT_GRANT_TYPES } from './client-kind-policy.js';
-import { checkBackchannelLogoutUri, checkPostLogoutRedirectUris } from './logout-uri-policy.js';
-import { checkRedirectUri } from './redirect-uri-policy.js';
+import { inEnglish, type CatalogueText } from '../i18n/translator.js';
+import { backchannelLogoutUriProblem, postLogoutRedirectUriProblems } from './logout-uri-policy.js';
+import { redirectUriProblem } from './redirect-uri-policy.js';
 import { checkRefreshLifetimes, type RefreshLifetimeSettings } from './refresh-lifetimes.js';
 
-export class ClientRegistrationError extends Error {}
+/**
+ * A registration or change refused. Its message is English (the CLI, the registration endpoint); the problems
+ * of the rules the console shows come with it as messages of the catalogue, to tell in the page's language.
+ */
+export class ClientRegistrationError extends Error {
+  constructor(
+    message: string,
+    readonly problems: readonly CatalogueText[] = [],
+  ) {
+    super(message);
+  }
+
+  /** The problems, in English one after the other ("…; …"), as the message. */
+  static of(problems: readonly CatalogueText[]): ClientRegistrationError {
+    return new ClientRegistrationError(problems.map(inEnglish).join('; '), problems);
+  }
+}
 
 export interface RegistrationPolicy {
   developmentMode: boolean;
@@ -48,18 +65,25 @@ export interface NewClientRegistration {
 
 export const MAX_REDIRECT_URIS = 20;
 
-export function checkClientName(name: string): string | null {
-  if (name.trim().length === 0) return 'Client name must not be empty';
-  if (name.length > 100) return 'Client name must be at most 100 characters';
+const MAX_CLIENT_NAME_LENGTH = 100;
+
+export function clientNameProblem(name: string): CatalogueText | null {
+  if (name.trim().length === 0) return { key: 'rules.clientName.empty' };
+  if (name.length > MAX_CLIENT_NAME_LENGTH) return { key: 'rules.clientName.tooLong', params: { max: String(MAX_CLIENT_NAME_LENGTH) } };
   return null;
+}
+
+export function checkClientName(name: string): string | null {
+  const problem = clientNameProblem(name);
+  return problem && inEnglish(problem);
 }
 
 /** Throws ClientRegistrationError with every problem in the list of URIs. */
 export function checkRedirectUris(uris: readonly string[], policy: RegistrationPolicy): string[] {
-  const problems = uris.map((uri) => checkRedirectUri(uri, policy)).filter((p): p is string => p !== null);
-  if (uris.length === 0) problems.push('Register at least one redirect URI');
-  if (uris.length > MAX_REDIRECT_URIS) problems.push(`At most ${MAX_REDIRECT_URIS} redirect URIs per client`);
-  if (problems.length > 0) throw new ClientRegistrationError(problems.join('; '));
+  const problems = uris.map((uri) => redirectUriProblem(uri, policy)).filter((p): p is CatalogueText => p !== null);
+  if (uris.length === 0) problems.push({ key: 'rules.redirectUris.none' });
+  if (uris.length > MAX_REDIRECT_URIS) problems.push({ key: 'rules.redirectUris.tooMany', params: { max: String(MAX_REDIRECT_URIS) } });
+  if (problems.length > 0) throw ClientRegistrationError.of(problems);
   return [...new Set(uris)];
 }
 
@@ -68,10 +92,10 @@ export function checkLogoutSettings(
   settings: { postLogoutRedirectUris: readonly string[]; backchannelLogoutUri: string | null },
   policy: RegistrationPolicy,
 ): { postLogoutRedirectUris: string[]; backchannelLogoutUri: string | null } {
-  const { problems, uris } = checkPostLogoutRedirectUris(settings.postLogoutRedirectUris, policy);
-  const backchannelProblem = settings.backchannelLogoutUri === null ? null : checkBackchannelLogoutUri(settings.backchannelLogoutUri, policy);
+  const { problems, uris } = postLogoutRedirectUriProblems(settings.postLogoutRedirectUris, policy);
+  const backchannelProblem = settings.backchannelLogoutUri === null ? null : backchannelLogoutUriProblem(settings.backchannelLogoutUri, policy);
   if (backchannelProblem) problems.push(backchannelProblem);
-  if (problems.length > 0) throw new ClientRegistrationError(problems.join('; '));
+  if (problems.length > 0) throw ClientRegistrationError.of(problems);
   return { postLogoutRedirectUris: uris, backchannelLogoutUri: settings.backchannelLogoutUri };
 }
 
@@ -93,8 +117,8 @@ export async function registerClientOfAnyKind(
   policy: RegistrationPolicy,
   now = new Date(),
 ): Promise<{ client: Client; clientSecret: string | null }> {
-  const nameProblem = checkClientName(registration.name);
-  if (nameProblem) throw new ClientRegistrationError(nameProblem);
+  const nameProblem = clientNameProblem(registration.name);
+  if (nameProblem) throw ClientRegistrationError.of([nameProblem]);
   const isPublic = registration.isPublic ?? false;
   const grantTypes = [...new Set(registration.grantTypes ?? DEFAULT_CLIENT_GRANT_TYPES)];
   const scope = [...new Set(registration.scope ?? [])];

@@ -4,19 +4,25 @@
  * script content. Shown on Latch's pages, so checked as strictly as redirect URIs.
  */
 import { isLoopbackHost } from '../clients/redirect-uri-policy.js';
+import type { CatalogueText } from '../i18n/translator.js';
 
-export function checkAppUrl(label: 'Homepage URL' | 'Logo URL' | 'Privacy policy URL' | 'Terms of service URL', raw: string, options: { developmentMode: boolean }): string | null {
-  if (raw.length > 2000) return `${label} must be at most 2000 characters`;
+/** Which of the app's public addresses a problem is about ("Homepage URL must start with https://"). */
+export type AppUrlSubject = 'rules.appUrl.subject.homepage' | 'rules.appUrl.subject.logo' | 'rules.appUrl.subject.policy' | 'rules.appUrl.subject.terms';
+
+/** The first rule the address breaks, as a message of the catalogue, told in the console page's language. */
+export function appUrlProblem(subjectKey: AppUrlSubject, raw: string, options: { developmentMode: boolean }): CatalogueText | null {
+  const subject = { key: subjectKey };
+  if (raw.length > 2000) return { key: 'rules.appUrl.tooLong', params: { subject, max: '2000' } };
   let url: URL;
   try {
     url = new URL(raw);
   } catch {
-    return `${label} must be an absolute URL starting with https://`;
+    return { key: 'rules.appUrl.notAbsolute', params: { subject } };
   }
-  if (url.username || url.password) return `${label} must not contain a user name or password`;
+  if (url.username || url.password) return { key: 'rules.appUrl.userInfo', params: { subject } };
   if (url.protocol === 'https:') return null;
   if (url.protocol === 'http:' && (isLoopbackHost(url.hostname) || options.developmentMode)) return null;
-  return `${label} must start with https://`;
+  return { key: 'rules.appUrl.https', params: { subject } };
 }
 
 /** Redirect URLs typed one per line: trimmed, blank lines dropped. */

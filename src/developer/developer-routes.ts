@@ -10,20 +10,21 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AuditLog } from '../audit/audit-log.js';
 import { changedFields } from '../audit/changed-fields.js';
 import { closestRegisteredUri, isRegisteredRedirectUri } from '../clients/redirect-uri-match.js';
-import { checkBackchannelLogoutUri, checkPostLogoutRedirectUris } from '../clients/logout-uri-policy.js';
-import { checkRedirectUri } from '../clients/redirect-uri-policy.js';
+import { backchannelLogoutUriProblem, postLogoutRedirectUriProblems } from '../clients/logout-uri-policy.js';
+import { redirectUriProblem } from '../clients/redirect-uri-policy.js';
 import {
   addRedirectUri,
-  checkClientName,
   checkRedirectUris,
+  clientNameProblem,
   ClientRegistrationError,
   MAX_REDIRECT_URIS,
   registerClientOfAnyKind,
   rotateClientSecret,
 } from '../clients/client-registration.js';
 import type { Config } from '../config.js';
-import { PageError } from '../errors.js';
 import { formField, noticeFor } from '../http/form-fields.js';
+import { pageTranslator, TranslatedPageError } from '../http/page-locale.js';
+import type { Translator } from '../i18n/translator.js';
 import type { CurrentSession } from '../session/browser-session.js';
 import { requireBrowserSession } from '../session/require-session.js';
 import type { Client, ClientEvent, Storage } from '../storage/storage.js';
@@ -31,7 +32,7 @@ import { ClientSecretPage } from '../views/pages/client-secret-page.js';
 import { APP_NOTICES, DeveloperAppPage, type AppNotice, type DeveloperAppPageProps, type FailedRequestView } from '../views/pages/developer-app-page.js';
 import { CONSOLE_NOTICES, DeveloperPage, type ConsoleNotice, type RegisterAppField } from '../views/pages/developer-page.js';
 import { renderPage } from '../http/render-page.js';
-import { checkAppUrl, parseRedirectUriLines } from './app-details.js';
+import { appUrlProblem, parseRedirectUriLines } from './app-details.js';
 import { createConsoleState, NEW_SECRET_COOKIE } from './console-state.js';
 import { playgroundCallbackUri, registerPlaygroundRoutes } from './playground-routes.js';
 import { buildEnvironmentBlock, buildIntegrationGuide } from './integration-guide.js';
@@ -62,35 +63,46 @@ function readAppForm(body: unknown): AppForm {
   };
 }
 
-/** Every problem of the form, keyed by field: the same checks as `latch client create`, plus the optional URLs. */
+/** A refused registration or change, its problems told in the page's language, one after the other as the CLI joins them. */
+function describeRegistrationError({ text }: Translator, error: ClientRegistrationError): string {
+  return error.problems.length > 0 ? error.problems.map(text).join('; ') : error.message;
+}
+
+/**
+ * Every problem of the form, keyed by field, told in the page's language: the same checks as `latch client
+ * create` (whose English words they are), plus the optional URLs.
+ */
 function checkAppForm(
   form: AppForm,
   config: Config,
+  i18n: Translator,
 ): { errors: Partial<Record<RegisterAppField, string>>; redirectUris: string[]; postLogoutRedirectUris: string[]; backchannelLogoutUri: string | null } {
   const errors: Partial<Record<RegisterAppField, string>> = {};
-  const nameProblem = checkClientName(form.name);
-  if (nameProblem) errors.name = nameProblem;
+  const nameProblem = clientNameProblem(form.name);
+  if (nameProblem) errors.name = i18n.text(nameProblem);
   let redirectUris: string[] = [];
   try {
     redirectUris = checkRedirectUris(parseRedirectUriLines(form.redirectUris), { developmentMode: config.developmentMode });
   } catch (error) {
     if (!(error instanceof ClientRegistrationError)) throw error;
-    errors.redirectUris = error.message;
+    errors.redirectUris = describeRegistrationError(i18n, error);
   }
-  const homepageProblem = form.homepageUrl ? checkAppUrl('Homepage URL', form.homepageUrl, config) : null;
-  if (homepageProblem) errors.homepageUrl = homepageProblem;
-  const logoProblem = form.logoUrl ? checkAppUrl('Logo URL', form.logoUrl, config) : null;
-  if (logoProblem) errors.logoUrl = logoProblem;
-  const policyProblem = form.policyUrl ? checkAppUrl('Privacy policy URL', form.policyUrl, config) : null;
-  if (policyProblem) errors.policyUrl = policyProblem;
-  const termsProblem = form.termsUrl ? checkAppUrl('Terms of service URL', form.termsUrl, config) : null;
-  if (termsProblem) errors.termsUrl = termsProblem;
+  const urls = [
+    ['homepageUrl', 'rules.appUrl.subject.homepage'],
+    ['logoUrl', 'rules.appUrl.subject.logo'],
+    ['policyUrl', 'rules.appUrl.subject.policy'],
+    ['termsUrl', 'rules.appUrl.subject.terms'],
+  ] as const;
+  for (const [field, subject] of urls) {
+    const problem = form[field] ? appUrlProblem(subject, form[field], config) : null;
+    if (problem) errors[field] = i18n.text(problem);
+  }
   const policy = { developmentMode: config.developmentMode };
-  const postLogout = checkPostLogoutRedirectUris(parseRedirectUriLines(form.postLogoutRedirectUris), policy);
-  if (postLogout.problems.length > 0) errors.postLogoutRedirectUris = postLogout.problems.join('; ');
+  const postLogout = postLogoutRedirectUriProblems(parseRedirectUriLines(form.postLogoutRedirectUris), policy);
+  if (postLogout.problems.length > 0) errors.postLogoutRedirectUris = postLogout.problems.map(i18n.text).join('; ');
   const backchannelLogoutUri = form.backchannelLogoutUri || null;
-  const backchannelProblem = backchannelLogoutUri === null ? null : checkBackchannelLogoutUri(backchannelLogoutUri, policy);
-  if (backchannelProblem) errors.backchannelLogoutUri = backchannelProblem;
+  const backchannelProblem = backchannelLogoutUri === null ? null : backchannelLogoutUriProblem(backchannelLogoutUri, policy);
+  if (backchannelProblem) errors.backchannelLogoutUri = i18n.text(backchannelProblem);
   return { errors, redirectUris, postLogoutRedirectUris: postLogout.uris, backchannelLogoutUri };
 }
 
@@ -100,7 +112,7 @@ function readReceivedRedirectUri(details: Record<string, unknown> | null): strin
   return typeof mismatch?.received === 'string' ? mismatch.received : null;
 }
 
-function toFailedRequestView(event: ClientEvent, client: Client, config: Config): FailedRequestView {
+function toFailedRequestView(event: ClientEvent, client: Client, config: Config, i18n: Translator): FailedRequestView {
   const received = readReceivedRedirectUri(event.details);
   let view: FailedRequestView['mismatch'] = null;
   if (received !== null) {
@@ -108,10 +120,14 @@ function toFailedRequestView(event: ClientEvent, client: Client, config: Config)
     // a URL added since shows as registered.
     const closest = closestRegisteredUri(received, client.redirectUris);
     const alreadyRegistered = isRegisteredRedirectUri(client.redirectUris, received);
-    const policyProblem = checkRedirectUri(received, { developmentMode: config.developmentMode });
+    const policyProblem = redirectUriProblem(received, { developmentMode: config.developmentMode });
     const addProblem = alreadyRegistered
       ? null
-      : (policyProblem ?? (client.redirectUris.length >= MAX_REDIRECT_URIS ? `at most ${MAX_REDIRECT_URIS} redirect URLs per app` : null));
+      : policyProblem
+        ? i18n.text(policyProblem)
+        : client.redirectUris.length >= MAX_REDIRECT_URIS
+          ? i18n.t('developer.failure.tooMany', { max: String(MAX_REDIRECT_URIS) })
+          : null;
     view = {
       received,
       closest: closest?.uri ?? null,
@@ -135,14 +151,14 @@ function withoutPlaygroundCallback(client: Client, config: Config): Client {
  * §4.1.2.1 access_denied at the authorization endpoint: a person's answer, not a fault of the app); and notes
  * about requests that succeeded (scope values ignored).
  */
-function sortEvents(events: ClientEvent[], client: Client, config: Config): Pick<DeveloperAppPageProps, 'failedRequests' | 'declined' | 'notes'> {
+function sortEvents(events: ClientEvent[], client: Client, config: Config, i18n: Translator): Pick<DeveloperAppPageProps, 'failedRequests' | 'declined' | 'notes'> {
   const failedRequests: FailedRequestView[] = [];
   const declined: Date[] = [];
   const notes: FailedRequestView[] = [];
   for (const event of events) {
     if (event.endpoint === 'authorize' && event.error === 'access_denied') declined.push(event.createdAt);
-    else if (event.error === 'scope_ignored') notes.push(toFailedRequestView(event, client, config));
-    else failedRequests.push(toFailedRequestView(event, client, config));
+    else if (event.error === 'scope_ignored') notes.push(toFailedRequestView(event, client, config, i18n));
+    else failedRequests.push(toFailedRequestView(event, client, config, i18n));
   }
   return { failedRequests: failedRequests.slice(0, FAILED_REQUESTS_SHOWN), declined, notes: notes.slice(0, NOTES_SHOWN) };
 }
@@ -181,7 +197,7 @@ export function registerDeveloperRoutes(app: FastifyInstance, { storage, config,
         notice: extra.notice,
         values: extra.values ?? {},
         errors: extra.errors ?? {},
-        ...sortEvents(events, client, config),
+        ...sortEvents(events, client, config, pageTranslator(reply.request)),
         guide: buildIntegrationGuide(config.issuer, withoutPlaygroundCallback(client, config)),
         liveGrants,
         playgroundCallback: { uri: playgroundCallbackUri(config.issuer, client.clientId), registered: client.redirectUris.includes(playgroundCallbackUri(config.issuer, client.clientId)) },
@@ -196,7 +212,7 @@ export function registerDeveloperRoutes(app: FastifyInstance, { storage, config,
     if (!current) return null;
     const client = await storage.clients.findById(clientId);
     if (!client || client.ownerUserId !== current.user.id) {
-      throw new PageError(404, 'None of your apps has this client id. Apps registered with the CLI do not appear in the console.');
+      throw new TranslatedPageError(404, { key: 'developer.error.notYours' });
     }
     return { current, client };
   }
@@ -211,7 +227,7 @@ export function registerDeveloperRoutes(app: FastifyInstance, { storage, config,
     const current = await requireBrowserSession(storage, config, request, reply, '/developer');
     if (!current) return reply;
     const form = readAppForm(request.body);
-    const { errors, redirectUris, postLogoutRedirectUris, backchannelLogoutUri } = checkAppForm(form, config);
+    const { errors, redirectUris, postLogoutRedirectUris, backchannelLogoutUri } = checkAppForm(form, config, pageTranslator(request));
     if (Object.keys(errors).length > 0) return renderConsole(reply, current, { status: 400, values: { ...form, appType: formField(request.body, 'app_type', 16) }, errors });
     // "Single-page or mobile app": a public client, no secret (issue 18).
     const isPublic = formField(request.body, 'app_type', 16) === 'public';
@@ -249,7 +265,7 @@ export function registerDeveloperRoutes(app: FastifyInstance, { storage, config,
     const owned = await ownApp(request, reply);
     if (!owned) return reply;
     const form = readAppForm(request.body);
-    const { errors, redirectUris, postLogoutRedirectUris, backchannelLogoutUri } = checkAppForm(form, config);
+    const { errors, redirectUris, postLogoutRedirectUris, backchannelLogoutUri } = checkAppForm(form, config, pageTranslator(request));
     if (Object.keys(errors).length > 0) return renderApp(reply, owned.client, { status: 400, values: form, errors });
     const patch = {
       name: form.name.trim(),
@@ -279,7 +295,7 @@ export function registerDeveloperRoutes(app: FastifyInstance, { storage, config,
         audit.record(request, { type: 'client.updated', userId: owned.current.user.id, clientId: owned.client.clientId, details: { changed: ['redirect_uris'], via: 'console' } });
       } catch (error) {
         if (!(error instanceof ClientRegistrationError)) throw error;
-        return renderApp(reply, owned.client, { status: 400, errors: { redirectUris: error.message } });
+        return renderApp(reply, owned.client, { status: 400, errors: { redirectUris: describeRegistrationError(pageTranslator(request), error) } });
       }
     }
     request.log.info({ event: 'redirect_uri_added', clientId: owned.client.clientId }, 'redirect URI added from a failed request');
@@ -289,7 +305,7 @@ export function registerDeveloperRoutes(app: FastifyInstance, { storage, config,
   app.post('/developer/apps/:clientId/secret', { preHandler: app.csrfProtection }, async (request, reply) => {
     const owned = await ownApp(request, reply);
     if (!owned) return reply;
-    if (owned.client.tokenEndpointAuthMethod === 'none') throw new PageError(400, 'This app is a single-page or mobile app (a public client): it has no secret to rotate.');
+    if (owned.client.tokenEndpointAuthMethod === 'none') throw new TranslatedPageError(400, { key: 'developer.error.publicNoSecret' });
     const graceSeconds = formField(request.body, 'grace') === 'none' ? 0 : config.secretRotationGraceSeconds;
     const now = new Date();
     const { client, clientSecret } = await rotateClientSecret(storage, owned.client.clientId, graceSeconds, now);

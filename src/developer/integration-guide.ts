@@ -61,9 +61,8 @@ export function buildSnippets(issuer: string, client: GuideClient): IntegrationS
   ];
 }
 
-/** Why a public client's guide has fewer snippets. */
-export const PUBLIC_CLIENT_SNIPPETS_NOTE =
-  'Passport, Auth.js, Authlib (Flask), Spring Security, OmniAuth and the PHP client run in a back end, which can keep a secret: register your back end as a web app to get them. A single-page or mobile app uses the flow below with its client id alone and PKCE; openid-client and Go fit command-line and desktop apps on a loopback redirect URL.';
+/** Why a public client's guide has fewer snippets (told in the page's language). */
+export const PUBLIC_CLIENT_SNIPPETS_NOTE = { key: 'developer.guide.publicNote' } as const;
 
 export function buildIntegrationGuide(issuer: string, client: GuideClient): IntegrationGuide {
   const context = snippetContext(issuer, client);

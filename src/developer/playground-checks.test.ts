@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { exportJWK, generateKeyPair, SignJWT, type JWTPayload } from 'jose';
+import { inEnglish, translator } from '../i18n/translator.js';
 import { checkIdToken, type IdTokenCheckName } from './playground-checks.js';
 
 const ISSUER = 'https://id.example.com';
@@ -56,6 +57,22 @@ describe('checkIdToken', async () => {
   test('Latch: something that is no JWT fails every check, saying why', async () => {
     const decoded = await checkIdToken('not-a-jwt', { jwks, issuer: ISSUER, clientId: CLIENT_ID, nonce: NONCE, now: NOW });
     assert.equal(decoded.checks.length, 5);
-    assert.ok(decoded.checks.every((c) => !c.passed && /not a JWT/.test(c.detail)));
+    assert.ok(decoded.checks.every((c) => !c.passed && /not a JWT/.test(inEnglish(c.detail))));
+    assert.ok(decoded.checks.every((c) => /kein JWT/.test(translator('de').text(c.detail))));
+  });
+
+  test('the checks say what was compared, in the words the page shows (English, and German)', async () => {
+    const decoded = await checkIdToken(await sign(good), { jwks, issuer: ISSUER, clientId: CLIENT_ID, nonce: NONCE, now: NOW });
+    assert.deepEqual(decoded.checks.map((c) => inEnglish(c.detail)), [
+      `ES256 signature verified with key latch-1 from ${ISSUER}/oauth2/jwks`,
+      `iss is ${ISSUER}, the issuer`,
+      `aud contains ${CLIENT_ID}, this app's client id`,
+      'nonce is the one sent in the authorization request',
+      `expires ${new Date((nowSeconds + 300) * 1000).toISOString()}, in 300 s`,
+    ]);
+    const wrong = await checkIdToken(await sign({ ...good, aud: [CLIENT_ID, 'other-app'] }), { jwks, issuer: ISSUER, clientId: CLIENT_ID, nonce: NONCE, now: NOW });
+    const aud = wrong.checks.find((c) => c.name === 'aud')!;
+    assert.equal(inEnglish(aud.detail), `aud is ${JSON.stringify([CLIENT_ID, 'other-app'])} with azp undefined, expected ${CLIENT_ID}`);
+    assert.match(translator('de').text(aud.detail), /^aud ist .* mit azp undefined, erwartet wurde /);
   });
 });

@@ -6,14 +6,18 @@
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { compactVerify, createLocalJWKSet, decodeJwt, decodeProtectedHeader, type JSONWebKeySet } from 'jose';
+import type { CatalogueText } from '../i18n/translator.js';
 
 export type IdTokenCheckName = 'signature' | 'iss' | 'aud' | 'nonce' | 'exp';
 
 export interface IdTokenCheck {
   name: IdTokenCheckName;
   passed: boolean;
-  /** What was compared, in words: "iss is http://…, the issuer". */
-  detail: string;
+  /**
+   * What was compared, as a message of the catalogue ("iss is http://…, the issuer"; i18n "developer.check."),
+   * told in the page's language. Plain data: the playground keeps it in its sealed cookie between the steps.
+   */
+  detail: CatalogueText;
 }
 
 export interface DecodedIdToken {
@@ -37,23 +41,31 @@ export async function checkIdToken(
     header = decodeProtectedHeader(idToken) as Record<string, unknown>;
     claims = decodeJwt(idToken) as Record<string, unknown>;
   } catch (error) {
-    const detail = `not a JWT that can be decoded: ${(error as Error).message}`;
+    const detail: CatalogueText = { key: 'developer.check.undecodable', params: { error: (error as Error).message } };
     return { header, claims, checks: (['signature', 'iss', 'aud', 'nonce', 'exp'] as const).map((name) => ({ name, passed: false, detail })) };
   }
 
   const checks: IdTokenCheck[] = [];
   try {
     const { protectedHeader } = await compactVerify(idToken, createLocalJWKSet(expected.jwks));
-    checks.push({ name: 'signature', passed: true, detail: `${protectedHeader.alg} signature verified with key ${String(protectedHeader.kid ?? '(no kid)')} from ${expected.issuer}/oauth2/jwks` });
+    const jwks = `${expected.issuer}/oauth2/jwks`;
+    checks.push({
+      name: 'signature',
+      passed: true,
+      detail:
+        protectedHeader.kid === undefined
+          ? { key: 'developer.check.signatureNoKid', params: { alg: protectedHeader.alg, jwks } }
+          : { key: 'developer.check.signature', params: { alg: protectedHeader.alg, kid: String(protectedHeader.kid), jwks } },
+    });
   } catch (error) {
-    checks.push({ name: 'signature', passed: false, detail: `does not verify with the keys of ${expected.issuer}/oauth2/jwks: ${(error as Error).message}` });
+    checks.push({ name: 'signature', passed: false, detail: { key: 'developer.check.signatureFailed', params: { jwks: `${expected.issuer}/oauth2/jwks`, error: (error as Error).message } } });
   }
 
   const iss = claims.iss;
   checks.push(
     typeof iss === 'string' && iss === expected.issuer
-      ? { name: 'iss', passed: true, detail: `iss is ${iss}, the issuer` }
-      : { name: 'iss', passed: false, detail: `iss is ${JSON.stringify(iss)}, expected ${expected.issuer}` },
+      ? { name: 'iss', passed: true, detail: { key: 'developer.check.iss', params: { iss } } }
+      : { name: 'iss', passed: false, detail: { key: 'developer.check.issWrong', params: { iss: String(JSON.stringify(iss)), issuer: expected.issuer } } },
   );
 
   const aud = claims.aud;
@@ -61,23 +73,37 @@ export async function checkIdToken(
   const azpOk = audiences.length <= 1 || claims.azp === expected.clientId;
   checks.push(
     audiences.includes(expected.clientId) && azpOk
-      ? { name: 'aud', passed: true, detail: `aud contains ${expected.clientId}, this app's client id` }
-      : { name: 'aud', passed: false, detail: `aud is ${JSON.stringify(aud)}${azpOk ? '' : ` with azp ${JSON.stringify(claims.azp)}`}, expected ${expected.clientId}` },
+      ? { name: 'aud', passed: true, detail: { key: 'developer.check.aud', params: { clientId: expected.clientId } } }
+      : {
+          name: 'aud',
+          passed: false,
+          detail: azpOk
+            ? { key: 'developer.check.audWrong', params: { aud: String(JSON.stringify(aud)), clientId: expected.clientId } }
+            : { key: 'developer.check.azpWrong', params: { aud: String(JSON.stringify(aud)), azp: String(JSON.stringify(claims.azp)), clientId: expected.clientId } },
+        },
   );
 
   const nonce = claims.nonce;
   checks.push(
     typeof nonce === 'string' && sameString(nonce, expected.nonce)
-      ? { name: 'nonce', passed: true, detail: 'nonce is the one sent in the authorization request' }
-      : { name: 'nonce', passed: false, detail: `nonce is ${JSON.stringify(nonce)}, not the one sent (${expected.nonce}): the request was changed, or the token is a replay` },
+      ? { name: 'nonce', passed: true, detail: { key: 'developer.check.nonce' } }
+      : { name: 'nonce', passed: false, detail: { key: 'developer.check.nonceWrong', params: { nonce: String(JSON.stringify(nonce)), sent: expected.nonce } } },
   );
 
   const exp = claims.exp;
   const nowSeconds = Math.floor(expected.now.getTime() / 1000);
   checks.push(
     typeof exp === 'number' && exp > nowSeconds
-      ? { name: 'exp', passed: true, detail: `expires ${new Date(exp * 1000).toISOString()}, in ${exp - nowSeconds} s` }
-      : { name: 'exp', passed: false, detail: typeof exp === 'number' ? `expired ${new Date(exp * 1000).toISOString()}, ${nowSeconds - exp} s ago` : 'no exp claim' },
+      // Seconds as strings: the codes' own notation ("3600 s"), not a number written for the language.
+      ? { name: 'exp', passed: true, detail: { key: 'developer.check.exp', params: { time: new Date(exp * 1000).toISOString(), seconds: String(exp - nowSeconds) } } }
+      : {
+          name: 'exp',
+          passed: false,
+          detail:
+            typeof exp === 'number'
+              ? { key: 'developer.check.expired', params: { time: new Date(exp * 1000).toISOString(), seconds: String(nowSeconds - exp) } }
+              : { key: 'developer.check.noExp' },
+        },
   );
   return { header, claims, checks };
 }

@@ -23,17 +23,19 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { decodeJwt, decodeProtectedHeader, type JSONWebKeySet } from 'jose';
 import { addRedirectUri, ClientRegistrationError } from '../clients/client-registration.js';
-import { checkRedirectUri } from '../clients/redirect-uri-policy.js';
+import { redirectUriProblem } from '../clients/redirect-uri-policy.js';
 import type { Config } from '../config.js';
 import { PageError } from '../errors.js';
 import { formField } from '../http/form-fields.js';
+import { pageTranslator, TranslatedPageError } from '../http/page-locale.js';
 import { renderPage } from '../http/render-page.js';
 import type { CurrentSession } from '../session/browser-session.js';
 import type { AuditLog } from '../audit/audit-log.js';
 import type { Client, Storage } from '../storage/storage.js';
 import { DeveloperPlaygroundPage, type PlaygroundHttpResult, type PlaygroundRun } from '../views/pages/developer-playground-page.js';
 import { PLAYGROUND_COOKIE, type ConsoleState } from './console-state.js';
-import { checkIdToken, sameString, type IdTokenCheck } from './playground-checks.js';
+import { translator, type CatalogueText } from '../i18n/translator.js';
+import { checkIdToken, sameString, type IdTokenCheck, type IdTokenCheckName } from './playground-checks.js';
 
 /** The scope the playground asks for: the one the console's snippets ask for. */
 export const PLAYGROUND_SCOPE = 'openid email profile';
@@ -63,7 +65,38 @@ interface SealedRun {
    * Step 3: the answers of the token and userinfo endpoints, and the id_token checks made at the exchange (the
    * header and claims are decoded again from the token for display: kept once, the run fits its cookie).
    */
-  exchange?: { token: PlaygroundHttpResult; userinfo: PlaygroundHttpResult | null; checks: IdTokenCheck[] | null };
+  exchange?: { token: PlaygroundHttpResult; userinfo: PlaygroundHttpResult | null; checks: SealedCheck[] | null };
+}
+
+/**
+ * An id_token check as the cookie keeps it: its name, whether it passed, its message's key after the prefix below
+ * and the message's parameters. Short, so that a run with its whole tokens fits the cookie; told in the language of
+ * the page that shows it.
+ */
+type SealedCheck = [name: IdTokenCheckName, passed: 0 | 1, key: string, params?: CatalogueText['params']];
+const CHECK_KEY_PREFIX = 'developer.check.';
+
+function sealChecks(checks: IdTokenCheck[]): SealedCheck[] {
+  return checks.map(({ name, passed, detail }) => {
+    const sealed: SealedCheck = [name, passed ? 1 : 0, detail.key.slice(CHECK_KEY_PREFIX.length)];
+    if (detail.params) sealed.push(detail.params);
+    return sealed;
+  });
+}
+
+/** The checks of a sealed run; null when they are not in this form (a cookie sealed by an older Latch). */
+function openChecks(sealed: unknown): IdTokenCheck[] | null {
+  if (!Array.isArray(sealed)) return null;
+  const catalogue = translator();
+  const checks: IdTokenCheck[] = [];
+  for (const entry of sealed as unknown[]) {
+    if (!Array.isArray(entry) || typeof entry[0] !== 'string' || typeof entry[2] !== 'string') return null;
+    const key = `${CHECK_KEY_PREFIX}${entry[2]}`;
+    if (!catalogue.has(key)) return null;
+    const params = entry[3] as CatalogueText['params'] | undefined;
+    checks.push({ name: entry[0] as IdTokenCheckName, passed: entry[1] === 1, detail: params ? { key, params } : { key } });
+  }
+  return checks;
 }
 
 const randomValue = () => randomBytes(32).toString('base64url');
@@ -131,7 +164,8 @@ export function registerPlaygroundRoutes(app: FastifyInstance, deps: PlaygroundD
         await addRedirectUri(storage, owned.client.clientId, uri, { developmentMode: config.developmentMode });
       } catch (error) {
         if (!(error instanceof ClientRegistrationError)) throw error;
-        throw new PageError(400, `The test callback cannot be added: ${error.message}.`);
+        const problem = error.problems.length > 0 ? error.problems.map(pageTranslator(request).text).join('; ') : error.message;
+        throw new TranslatedPageError(400, { key: 'developer.playground.error.cannotAdd', params: { problem } });
       }
       audit.record(request, { type: 'client.updated', userId: owned.current.user.id, clientId: owned.client.clientId, details: { changed: ['redirect_uris'], via: 'console' } });
     }
@@ -144,7 +178,7 @@ export function registerPlaygroundRoutes(app: FastifyInstance, deps: PlaygroundD
     const uri = playgroundCallbackUri(config.issuer, owned.client.clientId);
     if (owned.client.redirectUris.includes(uri)) {
       const remaining = owned.client.redirectUris.filter((registered) => registered !== uri);
-      if (remaining.length === 0) throw new PageError(400, 'The test callback is this app’s only redirect URL: add your own first, then remove it.');
+      if (remaining.length === 0) throw new TranslatedPageError(400, { key: 'developer.playground.error.onlyRedirect' });
       await storage.clients.update(owned.client.clientId, { redirectUris: remaining }, new Date());
       audit.record(request, { type: 'client.updated', userId: owned.current.user.id, clientId: owned.client.clientId, details: { changed: ['redirect_uris'], via: 'console' } });
     }
@@ -156,7 +190,7 @@ export function registerPlaygroundRoutes(app: FastifyInstance, deps: PlaygroundD
     const owned = await ownApp(request, reply);
     if (!owned) return reply;
     if (!owned.client.redirectUris.includes(playgroundCallbackUri(config.issuer, owned.client.clientId))) {
-      throw new PageError(400, 'Add the playground’s test callback to this app’s redirect URLs first.');
+      throw new TranslatedPageError(400, { key: 'developer.playground.error.addFirst' });
     }
     seal(reply, owned, { state: randomValue(), nonce: randomValue(), verifier: randomValue() });
     return reply.redirect(pagePath(owned.client.clientId), 303);
@@ -175,7 +209,7 @@ export function registerPlaygroundRoutes(app: FastifyInstance, deps: PlaygroundD
       // Most likely the developer signed in as someone else at the authorization step: say so (an unknown app
       // gets the same words, so they tell nothing about which apps exist).
       if (error instanceof PageError && error.status === 404) {
-        throw new PageError(404, 'This test callback belongs to the developer of the app, signed in to the console. If you signed in as someone else on the way, sign in again as the app’s developer and start the playground again.');
+        throw new TranslatedPageError(404, { key: 'developer.playground.error.notYours' });
       }
       throw error;
     });
@@ -219,7 +253,7 @@ export function registerPlaygroundRoutes(app: FastifyInstance, deps: PlaygroundD
     const token: PlaygroundHttpResult = { status: tokenAnswer.statusCode, body: tokenBody };
 
     let userinfo: PlaygroundHttpResult | null = null;
-    let checks: IdTokenCheck[] | null = null;
+    let checks: SealedCheck[] | null = null;
     const tokens = tokenAnswer.statusCode === 200 && tokenBody && typeof tokenBody === 'object' ? (tokenBody as Record<string, unknown>) : null;
     if (tokens && typeof tokens.access_token === 'string') {
       const answer = await app.inject({ method: 'GET', url: '/oauth2/userinfo', headers: { authorization: `Bearer ${tokens.access_token}`, accept: 'application/json' } });
@@ -227,7 +261,8 @@ export function registerPlaygroundRoutes(app: FastifyInstance, deps: PlaygroundD
     }
     if (tokens && typeof tokens.id_token === 'string') {
       const jwksAnswer = await app.inject({ method: 'GET', url: '/oauth2/jwks' });
-      ({ checks } = await checkIdToken(tokens.id_token, { jwks: JSON.parse(jwksAnswer.body) as JSONWebKeySet, issuer: config.issuer, clientId: client.clientId, nonce: run.nonce, now: new Date() }));
+      const decoded = await checkIdToken(tokens.id_token, { jwks: JSON.parse(jwksAnswer.body) as JSONWebKeySet, issuer: config.issuer, clientId: client.clientId, nonce: run.nonce, now: new Date() });
+      checks = sealChecks(decoded.checks);
     }
     request.log.info({ event: 'playground_exchange', clientId: client.clientId, status: tokenAnswer.statusCode }, 'playground code exchange');
     // The code is spent, unless the app's authentication failed (which never consumes it): then the developer may
@@ -247,6 +282,8 @@ export function registerPlaygroundRoutes(app: FastifyInstance, deps: PlaygroundD
     const callback = playgroundCallbackUri(config.issuer, client.clientId);
     const run = readRun(consoleState.open(request, PLAYGROUND_COOKIE, ownerOf(owned), new Date()));
     const notice = queryString(request.query, 'notice');
+    const i18n = pageTranslator(request);
+    const cannotAdd = redirectUriProblem(callback, { developmentMode: config.developmentMode });
     return renderPage(
       reply,
       DeveloperPlaygroundPage({
@@ -256,7 +293,7 @@ export function registerPlaygroundRoutes(app: FastifyInstance, deps: PlaygroundD
         callback: {
           uri: callback,
           registered: client.redirectUris.includes(callback),
-          cannotAdd: checkRedirectUri(callback, { developmentMode: config.developmentMode }),
+          cannotAdd: cannotAdd && i18n.text(cannotAdd),
         },
         scope: PLAYGROUND_SCOPE,
         notice: notice === 'callback-added' || notice === 'no-run' ? notice : undefined,
@@ -272,11 +309,17 @@ export function registerPlaygroundRoutes(app: FastifyInstance, deps: PlaygroundD
             : null,
           token: run.exchange?.token ?? null,
           userinfo: run.exchange?.userinfo ?? null,
-          idToken: run.exchange?.checks ? { ...decodeForDisplay(run.exchange.token.body), checks: run.exchange.checks } : null,
+          idToken: idTokenView(run),
         },
       }),
     );
   });
+}
+
+/** The id_token step of the page: its checks as made at the exchange, its header and claims decoded for display. */
+function idTokenView(run: SealedRun): PlaygroundRun['idToken'] {
+  const checks = run.exchange?.checks ? openChecks(run.exchange.checks) : null;
+  return run.exchange && checks ? { ...decodeForDisplay(run.exchange.token.body), checks } : null;
 }
 
 /** The id_token's header and claims, decoded without trust for display (its checks were made at the exchange). */

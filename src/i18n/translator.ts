@@ -11,9 +11,22 @@ import { CATALOGUES, type Message, type MessageKey } from './messages/index.js';
 
 export type Params = Readonly<Record<string, string | number>>;
 
+/**
+ * A message of the catalogue with its parameters, to be told later in the language of the page that shows it:
+ * a broken rule of a registration (clients/), a note of the integration guide, an id_token check of the
+ * playground. A parameter may be such a message itself ("{subject} must not be empty", the subject told in the
+ * same language). Plain data, so that it can be kept (the playground's sealed cookie) and compared in tests.
+ */
+export interface CatalogueText {
+  readonly key: MessageKey;
+  readonly params?: Readonly<Record<string, string | number | CatalogueText>>;
+}
+
 export interface Translator {
   readonly locale: Locale;
   t(key: MessageKey, params?: Params): string;
+  /** A CatalogueText told in this language, its parameters that are messages too. */
+  text(message: CatalogueText): string;
   /** Whether a key made at run time ("activity." + an event type) is in the catalogue. */
   has(key: string): key is MessageKey;
   /** The message split at its placeholders, each filled with the component's element or text. */
@@ -62,9 +75,15 @@ export function translator(locale: Locale = DEFAULT_LOCALE): Translator {
     });
   const dateTimes = new Intl.DateTimeFormat(locale, { dateStyle: 'medium', timeStyle: 'short', timeZone: 'UTC' });
   const relative = new Intl.RelativeTimeFormat(locale, { numeric: 'auto' });
+  const text = (message: CatalogueText): string => {
+    const params: Record<string, string | number> = {};
+    for (const [name, value] of Object.entries(message.params ?? {})) params[name] = typeof value === 'object' ? text(value) : value;
+    return t(message.key, params);
+  };
   const made: Translator = {
     locale,
     t,
+    text,
     has: (key): key is MessageKey => Object.hasOwn(catalogue, key),
     rich(key, parts) {
       const text = select(catalogue[key], locale, undefined);
@@ -97,4 +116,9 @@ export function translator(locale: Locale = DEFAULT_LOCALE): Translator {
   };
   cache.set(locale, made);
   return made;
+}
+
+/** A CatalogueText in English: what the CLI, the log and the OAuth error responses say (they stay English). */
+export function inEnglish(message: CatalogueText): string {
+  return translator('en').text(message);
 }

@@ -25,8 +25,9 @@ function fixedWords(message: Message): string[] {
 /** Everything a person reads or hears on the page: its text and the attributes that are read out or shown. */
 function readableText(html: string): string {
   const root = parseHtml(html);
-  // Codes (event types, commands, ids) are the same in every language.
-  for (const code of root.querySelectorAll('code')) code.remove();
+  // Codes (event types, commands, ids) are the same in every language; what a page marks as English is English
+  // on purpose (the developer's details of an error).
+  for (const code of root.querySelectorAll('code, [lang="en"]')) code.remove();
   for (const option of root.querySelectorAll('option')) if (option.textContent.trim() === option.getAttribute('value')) option.remove();
   const attributes = root
     .querySelectorAll('[aria-label], [title], [placeholder], [alt]')
@@ -260,20 +261,6 @@ describe('languages', () => {
     const done = await browser.follow(`${server.baseUrl}/oauth2/logout/confirm`, server.baseUrl, { form: { _csrf: inputValue(question.body, '_csrf') } });
     assertGerman(done, 'signed out');
     assert.match(pageText(done.body), /Sie sind abgemeldet/);
-  });
-
-  test('a page not translated yet is English throughout, its frame and <html lang> included', async () => {
-    const { user, password } = await server.createUser({ email: 'untranslated@example.com', name: 'Dana Schmidt' });
-    const browser = new LanguageBrowser('de');
-    await signedIn(browser, user.email, password);
-    for (const path of ['/developer']) {
-      const page = await browser.request(`${server.baseUrl}${path}`);
-      assert.equal(page.status, 200, path);
-      assert.equal(htmlLang(page), 'en', path);
-      assert.equal(page.headers.get('content-language'), 'en', path);
-      assert.match(page.body, /Skip to content/, path);
-      assert.doesNotMatch(page.body, /Zum Inhalt springen|Konto|Entwickler/, path);
-    }
   });
 
   test('the two-step settings, the recovery codes and the mail about them in German', async () => {

@@ -4,7 +4,7 @@ import { inputValue, pageText, TestBrowser } from '../helpers/browser.js';
 import { authorize, authorizeUrl, exchangeCode, pkcePair } from '../helpers/oauth-flow.js';
 import { fieldError, followRedirect, signedInBrowser, submitForm, valueById } from '../helpers/pages.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
-import { REDIRECT_URL_RULES } from '../../src/views/components/redirect-url-rules.js';
+import { en } from '../../src/i18n/messages/en.js';
 
 describe('developer console', () => {
   let server: TestServer;
@@ -506,7 +506,7 @@ describe('developer console', () => {
       await fetch(`${server.baseUrl}/oauth2/authorize?response_type=code&client_id=${clientId}&redirect_uri=${encodeURIComponent('https://rules.example.com/cb/')}`, { redirect: 'manual' });
       const register = pageText((await browser.request(`${server.baseUrl}/developer`)).body);
       const app = (await browser.request(`${server.baseUrl}/developer/apps/${clientId}`)).body;
-      const rules = pageText(`<p>${REDIRECT_URL_RULES}</p>`).trim();
+      const rules = pageText(`<p>${en['developer.redirectRules']}</p>`).trim();
       assert.ok(register.includes(rules), 'on the register form');
       assert.equal(pageText(app).split(rules).length - 1, 2, 'in the settings hint and beside the mismatch');
     });

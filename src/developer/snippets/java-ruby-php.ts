@@ -78,7 +78,7 @@ export function springSecuritySnippet(context: SnippetContext): IntegrationSnipp
       { id: 'snippet-java-spring-security', name: 'src/main/resources/application.yml', code: yaml },
       { id: 'snippet-java-spring-security-config', name: 'src/main/java/com/example/app/SecurityConfig.java', code: java },
     ],
-    notes: ['Every page needs a signed-in user; the sign-in starts at /oauth2/authorization/latch (Spring sends people there on its own).'],
+    notes: [{ key: 'snippet.spring.note' }],
   };
 }
 
@@ -161,14 +161,12 @@ export function rubyOmniAuthSnippet(context: SnippetContext): IntegrationSnippet
   const environment = [...environmentLines(context), '# Any long random value (64 bytes or more), e.g. from: ruby -rsecurerandom -e "puts SecureRandom.hex(64)"', 'SESSION_SECRET='];
   return {
     id: 'ruby-omniauth',
-    title: 'Ruby: OmniAuth (omniauth-oauth2) with Sinatra',
+    title: 'Ruby: OmniAuth (omniauth-oauth2)',
+    framework: 'Sinatra',
     install: 'gem install sinatra rackup puma omniauth-oauth2',
     environment: environment.join('\n'),
     files: [{ id: 'snippet-ruby-omniauth', name: 'app.rb', code }],
-    notes: [
-      'Export the environment, run ruby app.rb and open / to sign in.',
-      'In Rails: the strategy class in lib/, the use OmniAuth::Builder block in config/initializers/omniauth.rb (Rails.application.config.middleware.use), the routes in config/routes.rb, and omniauth-rails_csrf_protection for the token.',
-    ],
+    notes: [{ key: 'snippet.ruby.run' }, { key: 'snippet.ruby.rails' }],
   };
 }
 
@@ -203,6 +201,6 @@ export function phpSnippet(context: SnippetContext): IntegrationSnippet {
     install: 'composer require jumbojett/openid-connect-php',
     environment: environmentLines(context).join('\n'),
     files: [{ id: 'snippet-php-openid-connect', name: 'login.php', code }],
-    notes: [`Serve this script at the redirect URL (${context.redirectUri}) and send people to it to sign in.`],
+    notes: [{ key: 'snippet.php.serve', params: { uri: context.redirectUri } }],
   };
 }

@@ -47,7 +47,8 @@ export function passportSnippet(context: SnippetContext): IntegrationSnippet {
   ].join('\n');
   return {
     id: 'node-passport',
-    title: 'Node.js: Passport (Express) with openid-client',
+    title: 'Node.js: Passport (Express)',
+    framework: 'openid-client',
     install: 'npm install express express-session passport openid-client@6',
     environment: [
       ...environmentLines(context),
@@ -55,7 +56,7 @@ export function passportSnippet(context: SnippetContext): IntegrationSnippet {
       'SESSION_SECRET=',
     ].join('\n'),
     files: [{ id: 'snippet-node-passport', name: 'app.mjs', code }],
-    notes: ['Run node --env-file=.env app.mjs and open /login. The strategy is openid-client’s own (openid-client/passport), not passport-openidconnect.'],
+    notes: [{ key: 'snippet.passport.run' }],
   };
 }
 
@@ -93,6 +94,6 @@ export function authJsSnippet(context: SnippetContext): IntegrationSnippet {
       { id: 'snippet-node-authjs', name: 'auth.ts', code },
       { id: 'snippet-node-authjs-route', name: 'app/api/auth/[...nextauth]/route.ts', code: "import { handlers } from '@/auth';\n\nexport const { GET, POST } = handlers;" },
     ],
-    notes: [frameworkRedirectNote(context, 'Auth.js', callback), "Sign in with signIn('latch') from a server action or <a href=\"/api/auth/signin\">."],
+    notes: [frameworkRedirectNote(context, 'Auth.js', callback), { key: 'snippet.authjs.signIn', params: { call: "signIn('latch')", link: '<a href="/api/auth/signin">' } }],
   };
 }

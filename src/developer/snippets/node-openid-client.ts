@@ -100,9 +100,6 @@ export function nodeOpenidClientSnippet(context: SnippetContext): IntegrationSni
     install: 'npm install openid-client@6',
     environment: environmentLines(context).join('\n'),
     files: [{ id: 'snippet-node-openid-client', name: 'app.mjs', code }],
-    notes: [
-      'A whole app on node:http: save the environment as .env and the code as app.mjs, run node --env-file=.env app.mjs (Node 20.6 or later), and open /login.',
-      `It listens on PORT, or the redirect URL's port, and receives the sign-in at the redirect URL's path (${new URL(context.redirectUri).pathname}).`,
-    ],
+    notes: [{ key: 'snippet.node.wholeApp' }, { key: 'snippet.node.listens', params: { path: new URL(context.redirectUri).pathname } }],
   };
 }

@@ -53,11 +53,12 @@ export function pythonAuthlibSnippet(context: SnippetContext): IntegrationSnippe
   }
   return {
     id: 'python-authlib',
-    title: 'Python: Authlib with Flask',
+    title: 'Python: Authlib',
+    framework: 'Flask',
     install: 'pip install authlib flask requests',
     environment: environment.join('\n'),
     files: [{ id: 'snippet-python-authlib', name: 'app.py', code }],
-    notes: ['Export the environment (or use python-dotenv), run python3 app.py and open /login.'],
+    notes: [{ key: 'snippet.authlib.run' }],
   };
 }
 
@@ -162,14 +163,11 @@ export function goOidcSnippet(context: SnippetContext): IntegrationSnippet {
   ].join('\n');
   return {
     id: 'go-oidc',
-    title: 'Go: go-oidc with golang.org/x/oauth2',
+    title: 'Go: go-oidc',
+    framework: 'golang.org/x/oauth2',
     install: 'go get github.com/coreos/go-oidc/v3/oidc golang.org/x/oauth2',
     environment: environmentLines(context).join('\n'),
     files: [{ id: 'snippet-go-oidc', name: 'main.go', code }],
-    notes: [
-      context.isPublic
-        ? 'A public client, as a command-line or desktop app on a loopback redirect URL (RFC 8252): no secret, PKCE required.'
-        : 'Export the environment, run go run . and open /login.',
-    ],
+    notes: [context.isPublic ? { key: 'snippet.go.public' } : { key: 'snippet.go.run' }],
   };
 }

@@ -1,7 +1,9 @@
 /**
  * One copy-paste integration on an app's console page: the environment block it reads and its code, filled
  * with the app's issuer, client id and redirect URI. The secret is never in a snippet: the code reads it
- * from the environment, and the console does not have it (only the one-time secret page does).
+ * from the environment, and the console does not have it (only the one-time secret page does). Code, commands
+ * and the comments in them are the same in every language; the notes beside them are messages of the catalogue
+ * ("snippet."), told in the page's language.
  */
 
 /** What every snippet is built from: the app's real values. */
@@ -13,6 +15,8 @@ export interface SnippetContext {
   /** A public client (token_endpoint_auth_method none): no secret, PKCE required. */
   isPublic: boolean;
 }
+
+import type { CatalogueText } from '../../i18n/translator.js';
 
 // The shapes the console page renders are its view model (views/ imports no services).
 export type { IntegrationSnippet, SnippetFile } from '../../views/pages/developer-app-page.js';
@@ -51,8 +55,8 @@ export function frameworkRedirectUri(context: SnippetContext, path: string): str
 }
 
 /** A note telling the developer to register a framework's fixed callback URL, unless it is the registered one. */
-export function frameworkRedirectNote(context: SnippetContext, framework: string, redirectUri: string): string {
+export function frameworkRedirectNote(context: SnippetContext, framework: string, redirectUri: string): CatalogueText {
   return redirectUri === context.redirectUri
-    ? `${framework} receives the sign-in at ${redirectUri}, this app's redirect URL.`
-    : `${framework} receives the sign-in at ${redirectUri}: add it to this app's redirect URLs (Settings below), or set the path to your own.`;
+    ? { key: 'snippet.framework.receives', params: { framework, uri: redirectUri } }
+    : { key: 'snippet.framework.add', params: { framework, uri: redirectUri } };
 }

@@ -1,6 +1,6 @@
 import { CopyableBlock, CopyableValue } from '../components/field.js';
-import { describeDuration, formatTime } from '../format.js';
 import { Layout } from '../layout.js';
+import { asPage, useI18n } from '../page-context.js';
 
 export interface ClientSecretPageProps {
   appName: string;
@@ -18,64 +18,58 @@ export interface ClientSecretPageProps {
   environment: string;
 }
 
-function describePreviousSecret({ graceSeconds, expiresAt }: { graceSeconds: number; expiresAt: Date | null }): string {
+function PreviousSecret({ graceSeconds, expiresAt }: { graceSeconds: number; expiresAt: Date | null }) {
+  const { t, duration, dateTime } = useI18n();
   if (graceSeconds > 0 && expiresAt) {
-    return `The previous secret keeps working for ${describeDuration(graceSeconds)}, until ${formatTime(expiresAt)}; then it stops. Deploy the new secret before then.`;
+    return <p>{t('developer.secret.previousKeeps', { duration: duration(graceSeconds), time: dateTime(expiresAt) })}</p>;
   }
-  return 'The previous secret stopped working immediately.';
+  return <p>{t('developer.secret.previousStopped')}</p>;
 }
 
 /** The settings for the app's back end, as the code on the app's page reads them (its "Integration guide"). */
 function EnvironmentBlock({ environment, withSecret }: { environment: string; withSecret: boolean }) {
+  const { t } = useI18n();
   return (
     <>
-      <h2>{withSecret ? 'Environment for your back end (.env), with the secret' : 'Environment for your app (.env)'}</h2>
-      <CopyableBlock id="secret_env" text={environment} label="Environment variables" />
-      <p class="hint">
-        {withSecret
-          ? 'Save it as .env beside your app (and keep that file out of source control): the code in the app page\'s integration guide reads it. Like the secret, it is shown only now.'
-          : 'The code in the app page\'s integration guide reads it.'}
-      </p>
+      <h2>{withSecret ? t('developer.secret.environmentWithSecret') : t('developer.secret.environment')}</h2>
+      <CopyableBlock id="secret_env" text={environment} label={t('developer.guide.environmentVariables')} />
+      <p class="hint">{withSecret ? t('developer.secret.environmentWithSecretHint') : t('developer.secret.environmentHint')}</p>
     </>
   );
 }
 
 /** The only page that ever shows a client secret: Latch keeps only its hash (docs/protocol-decisions.md "Secrets at rest"). */
-export function ClientSecretPage(props: ClientSecretPageProps) {
+export const ClientSecretPage = asPage(function ClientSecretPage(props: ClientSecretPageProps) {
+  const { t, rich } = useI18n();
   const appPage = `/developer/apps/${props.clientId}`;
   return (
-    <Layout title={props.reason === 'registered' ? 'App registered' : 'New client secret'} signedIn wide withCopyScript>
+    <Layout title={props.reason === 'registered' ? t('developer.secret.titleRegistered') : t('developer.secret.titleRotated')} signedIn wide withCopyScript>
       <div class="card">
-        <h1>{props.reason === 'registered' ? `${props.appName} is registered` : `New client secret for ${props.appName}`}</h1>
-        <label for="client_id">Client id</label>
-        <CopyableValue id="client_id" value={props.clientId} label="Client id" />
+        <h1>{props.reason === 'registered' ? t('developer.secret.headingRegistered', { app: props.appName }) : t('developer.secret.headingRotated', { app: props.appName })}</h1>
+        <label for="client_id">{t('developer.clientId')}</label>
+        <CopyableValue id="client_id" value={props.clientId} label={t('developer.clientId')} />
         {props.clientSecret === null ? (
           <>
-            <p>
-              This is a single-page or mobile app: it has <strong>no client secret</strong>. It sends its client id alone to the token endpoint and
-              must use PKCE (code_challenge_method S256) on every sign-in.
-            </p>
+            <p>{rich('developer.secret.public', { noSecret: <strong>{t('developer.secret.noSecret')}</strong> })}</p>
             <EnvironmentBlock environment={props.environment} withSecret={false} />
             <div class="actions">
               <a class="button" href={appPage}>
-                Go to the app
+                {t('developer.secret.goToApp')}
               </a>
             </div>
           </>
         ) : (
           <>
-            <label for="client_secret">Client secret</label>
-            <CopyableValue id="client_secret" value={props.clientSecret} label="Client secret" />
+            <label for="client_secret">{t('developer.secret.label')}</label>
+            <CopyableValue id="client_secret" value={props.clientSecret} label={t('developer.secret.label')} />
             <div class="secret-warning" role="note">
-              <strong>Copy the secret now: this is the only time Latch shows it.</strong> Latch keeps only a fingerprint of it and cannot show it
-              again (you can rotate it for a new one). Keep it in your back end, for example in an environment variable or a secrets manager: never
-              in a browser, a mobile app, or source control.
+              <strong>{t('developer.secret.copyNow')}</strong> {t('developer.secret.onlyFingerprint')}
             </div>
-            {props.previousSecret ? <p>{describePreviousSecret(props.previousSecret)}</p> : null}
+            {props.previousSecret ? <PreviousSecret {...props.previousSecret} /> : null}
             <EnvironmentBlock environment={props.environment} withSecret />
             <div class="actions">
               <a class="button" href={appPage}>
-                I have saved the secret: go to the app
+                {t('developer.secret.saved')}
               </a>
             </div>
           </>
@@ -83,4 +77,4 @@ export function ClientSecretPage(props: ClientSecretPageProps) {
       </div>
     </Layout>
   );
-}
+});

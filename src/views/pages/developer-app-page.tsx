@@ -2,8 +2,10 @@ import { AppFields } from '../components/app-fields.js';
 import { CopyableBlock, CopyableValue, CsrfField } from '../components/field.js';
 import { Notice } from '../components/notice.js';
 import { PostButton } from '../components/post-button.js';
-import { describeDuration, formatTime } from '../format.js';
+import type { MessageKey } from '../../i18n/messages/index.js';
+import type { CatalogueText } from '../../i18n/translator.js';
 import { Layout } from '../layout.js';
+import { asPage, useI18n } from '../page-context.js';
 import { RedirectUrlDifference, RedirectUrlRules, type RedirectUrlDifferenceView } from '../components/redirect-url-rules.js';
 import type { RegisterAppField } from './developer-page.js';
 
@@ -21,23 +23,25 @@ export interface IntegrationSnippet {
   id: string;
   /** Library and language, e.g. "Node.js: openid-client 6". */
   title: string;
+  /** The framework it is shown with ("Python: Authlib" with "Flask"), if any. */
+  framework?: string;
   /** The install command. */
   install: string;
   /** KEY=value lines (dotenv format), with the secret as a placeholder. Its block's id is `snippet-<id>-env`. */
   environment: string;
   files: SnippetFile[];
-  /** Short notes shown under the title: where the callback is, how to run it. */
-  notes: string[];
+  /** Short notes shown under the title: where the callback is, how to run it (told in the page's language). */
+  notes: CatalogueText[];
 }
 
 
 /** What an app's page confirms after a redirect, chosen by its key (`?notice=saved`): no text comes from the URL. */
 export const APP_NOTICES = {
-  saved: 'Settings saved.',
-  'redirect-added': 'Redirect URL added. Try the sign-in again.',
-  'playground-callback-removed': 'The playground’s test callback was removed from the redirect URLs.',
-  'secret-shown': 'The new secret was shown once and cannot be shown again: Latch keeps only a fingerprint of it. If you did not save it, rotate it.',
-} as const;
+  saved: 'developer.app.notice.saved',
+  'redirect-added': 'developer.app.notice.redirectAdded',
+  'playground-callback-removed': 'developer.app.notice.playgroundCallbackRemoved',
+  'secret-shown': 'developer.app.notice.secretShown',
+} as const satisfies Record<string, MessageKey>;
 export type AppNotice = keyof typeof APP_NOTICES;
 
 /** The ready-to-paste integration guide, which the route fills with the app's real values. */
@@ -52,7 +56,7 @@ export interface IntegrationGuide {
   /** Copy-paste integrations for client libraries, each with its environment block (src/developer/snippets/). */
   snippets: IntegrationSnippet[];
   /** Why some libraries are missing (a public client gets only those that work without a secret). */
-  snippetsNote?: string;
+  snippetsNote?: CatalogueText;
 }
 
 /**
@@ -60,14 +64,15 @@ export interface IntegrationGuide {
  * with the id). The id is stable: tests take the code from the rendered page by it.
  */
 function CodeBlock({ id, code, label }: { id: string; code: string; label: string }) {
+  const { t } = useI18n();
   return (
     <div class="copyable-block">
       {/* Focusable: long lines scroll sideways, and keyboard users must be able to scroll them (WCAG 2.1.1). */}
       <pre aria-label={label} tabIndex={0}>
         <code id={id}>{code}</code>
       </pre>
-      <button type="button" class="secondary copy" data-copy={id} hidden>
-        Copy
+      <button type="button" class="secondary copy" data-copy={id} data-say-copied={t('copy.done')} data-say-select={t('copy.select')} hidden>
+        {t('copy')}
       </button>
     </div>
   );
@@ -75,25 +80,25 @@ function CodeBlock({ id, code, label }: { id: string; code: string; label: strin
 
 /** One library's integration: a <details> (works without JavaScript) with the install line, the environment and the code. */
 function SnippetSection({ snippet, open }: { snippet: IntegrationSnippet; open: boolean }) {
+  const { t, text, rich } = useI18n();
+  const title = snippet.framework === undefined ? snippet.title : t('developer.guide.titleWith', { library: snippet.title, framework: snippet.framework });
   return (
     <details class="snippet" id={`guide-${snippet.id}`} open={open}>
       <summary>
-        <strong>{snippet.title}</strong>
+        <strong>{title}</strong>
       </summary>
       {snippet.notes.map((note) => (
-        <p>{note}</p>
+        <p>{text(note)}</p>
       ))}
-      <p>
-        Install: <code>{snippet.install}</code>
-      </p>
-      <h3>Environment (.env)</h3>
-      <CodeBlock id={`snippet-${snippet.id}-env`} code={snippet.environment} label={`Environment for ${snippet.title}`} />
+      <p>{rich('developer.guide.install', { command: <code>{snippet.install}</code> })}</p>
+      <h3>{t('developer.guide.environment')}</h3>
+      <CodeBlock id={`snippet-${snippet.id}-env`} code={snippet.environment} label={t('developer.guide.environmentFor', { title })} />
       {snippet.files.map((file) => (
         <>
           <h3>
             <code>{file.name}</code>
           </h3>
-          <CodeBlock id={file.id} code={file.code} label={`${file.name} for ${snippet.title}`} />
+          <CodeBlock id={file.id} code={file.code} label={t('developer.guide.fileFor', { file: file.name, title })} />
         </>
       ))}
     </details>
@@ -146,7 +151,7 @@ export interface DeveloperAppPageProps {
   values: Partial<Record<RegisterAppField, string>>;
   /** Field errors; `confirmDelete` is set when the delete form came without its box ticked. */
   errors: Partial<Record<RegisterAppField, string>> & { confirmDelete?: true };
-  /** Failures of the app, newest first. */
+  /** Failures of the app, newest first. Their error_description is Latch's answer to the app, in English. */
   failedRequests: FailedRequestView[];
   /** When people chose "Deny" on the consent page (access_denied): their answer, not a failure of the app. */
   declined: Date[];
@@ -159,36 +164,48 @@ export interface DeveloperAppPageProps {
   playgroundCallback: { uri: string; registered: boolean };
 }
 
+/** An error_description as the app received it: English (OAuth error responses are), marked so on another page. */
+function Description({ text }: { text: string }) {
+  const { locale } = useI18n();
+  return <p lang={locale === 'en' ? undefined : 'en'}>{text}</p>;
+}
+
 function FailedRequestItem({ event, base, csrfToken }: { event: FailedRequestView; base: string; csrfToken: string }) {
+  const { t, rich, dateTime } = useI18n();
   const mismatch = event.mismatch;
   return (
     <div class="event">
-      <strong>
-        <code>{event.error}</code>
-      </strong>{' '}
-      at <code>{event.endpoint}</code> · {formatTime(event.createdAt)}
-      <p>{event.description}</p>
+      {rich('developer.failure.at', {
+        error: (
+          <strong>
+            <code>{event.error}</code>
+          </strong>
+        ),
+        endpoint: <code>{event.endpoint}</code>,
+        time: dateTime(event.createdAt),
+      })}
+      <Description text={event.description} />
       <dl>
-        <dt>Request id</dt>
+        <dt>{t('developer.failure.requestId')}</dt>
         <dd>
           <code>{event.requestId}</code>
         </dd>
         {mismatch ? (
           <>
-            <dt>redirect_uri sent</dt>
+            <dt>{t('developer.failure.sent')}</dt>
             <dd>
               <code>{mismatch.received}</code>
             </dd>
-            <dt>Closest registered</dt>
-            <dd>{mismatch.closest ? <code>{mismatch.closest}</code> : 'none registered'}</dd>
+            <dt>{t('developer.failure.closest')}</dt>
+            <dd>{mismatch.closest ? <code>{mismatch.closest}</code> : t('developer.failure.noneRegistered')}</dd>
             {mismatch.alreadyRegistered ? (
               <>
-                <dt>Now</dt>
-                <dd>registered: the same request would pass today</dd>
+                <dt>{t('developer.failure.now')}</dt>
+                <dd>{t('developer.failure.registeredNow')}</dd>
               </>
             ) : mismatch.difference ? (
               <>
-                <dt>They differ in</dt>
+                <dt>{t('developer.failure.differIn')}</dt>
                 <dd>
                   <RedirectUrlDifference difference={mismatch.difference} />
                 </dd>
@@ -198,21 +215,22 @@ function FailedRequestItem({ event, base, csrfToken }: { event: FailedRequestVie
         ) : null}
       </dl>
       {mismatch?.canAdd ? (
-        <PostButton action={`${base}/redirect-uris/add`} csrfToken={csrfToken} label="Add this redirect URL" fields={{ redirect_uri: mismatch.received }} inline />
+        <PostButton action={`${base}/redirect-uris/add`} csrfToken={csrfToken} label={t('developer.failure.add')} fields={{ redirect_uri: mismatch.received }} inline />
       ) : mismatch?.addProblem ? (
-        <p class="hint">Cannot be added: {mismatch.addProblem}</p>
+        <p class="hint">{t('developer.failure.cannotAdd', { problem: mismatch.addProblem })}</p>
       ) : null}
     </div>
   );
 }
 
 function FailedRequests(props: DeveloperAppPageProps & { base: string }) {
+  const { t } = useI18n();
   const hasMismatch = props.failedRequests.some((event) => event.mismatch !== null);
   return (
     <section class="card" aria-labelledby="failures-heading">
-      <h2 id="failures-heading">Recent failed requests</h2>
+      <h2 id="failures-heading">{t('developer.failures')}</h2>
       {props.failedRequests.length === 0 ? (
-        <p class="muted">No failed authorization or token requests recently.</p>
+        <p class="muted">{t('developer.failures.none')}</p>
       ) : (
         <>
           {hasMismatch ? <RedirectUrlRules id="failures-rules" /> : null}
@@ -227,13 +245,14 @@ function FailedRequests(props: DeveloperAppPageProps & { base: string }) {
 
 /** People's "Deny" on the consent page: counted apart, since the app did nothing wrong. */
 function Declined({ declined }: { declined: Date[] }) {
+  const { t, rich, dateTime } = useI18n();
   if (declined.length === 0) return null;
   return (
     <section class="card" aria-labelledby="declined-heading">
-      <h2 id="declined-heading">Declined by people</h2>
+      <h2 id="declined-heading">{t('developer.declined')}</h2>
       <p>
-        {declined.length === 1 ? 'One person' : `${declined.length} people`} chose “Deny” on the consent page recently (latest {formatTime(declined[0] as Date)}).
-        Your app received <code>error=access_denied</code>: not a failure of the app, but show people a way to try again.
+        {t('developer.declined.chose', { count: declined.length, time: dateTime(declined[0] as Date) })}{' '}
+        {rich('developer.declined.received', { error: <code>error=access_denied</code> })}
       </p>
     </section>
   );
@@ -241,29 +260,31 @@ function Declined({ declined }: { declined: Date[] }) {
 
 /** Requests that succeeded with something worth knowing (scope values Latch ignored, OIDC Core §3.1.2.1). */
 function Notes({ notes }: { notes: FailedRequestView[] }) {
+  const { t, rich, dateTime } = useI18n();
   return (
     <section class="card" aria-labelledby="notes-heading">
-      <h2 id="notes-heading">Notes on successful requests</h2>
+      <h2 id="notes-heading">{t('developer.notes')}</h2>
       {notes.map((note) => (
         <div class="event">
-          <code>{note.error}</code> at <code>{note.endpoint}</code> · {formatTime(note.createdAt)}
-          <p>{note.description}</p>
+          {rich('developer.failure.at', { error: <code>{note.error}</code>, endpoint: <code>{note.endpoint}</code>, time: dateTime(note.createdAt) })}
+          <Description text={note.description} />
         </div>
       ))}
     </section>
   );
 }
 
-export function DeveloperAppPage(props: DeveloperAppPageProps) {
+export const DeveloperAppPage = asPage(function DeveloperAppPage(props: DeveloperAppPageProps) {
+  const { t, text, rich, dateTime, duration } = useI18n();
   const { app, csrfToken, guide } = props;
   const base = `/developer/apps/${app.clientId}`;
   const previousSecretActive = app.previousSecretExpiresAt !== null && app.previousSecretExpiresAt > props.now;
   return (
     <Layout title={app.name} signedIn wide withCopyScript current="developer">
       <p>
-        <a href="/developer">← All your apps</a>
+        <a href="/developer">{t('developer.app.allApps')}</a>
       </p>
-      <Notice>{props.notice && APP_NOTICES[props.notice]}</Notice>
+      <Notice>{props.notice && t(APP_NOTICES[props.notice])}</Notice>
 
       <section class="card" aria-labelledby="app-heading">
         <h1 id="app-heading">
@@ -271,7 +292,7 @@ export function DeveloperAppPage(props: DeveloperAppPageProps) {
           {app.name}
         </h1>
         <p class="muted">
-          Registered {formatTime(app.createdAt)}
+          {t('developer.app.registeredAt', { time: dateTime(app.createdAt) })}
           {app.homepageUrl ? (
             <>
               {' · '}
@@ -281,66 +302,59 @@ export function DeveloperAppPage(props: DeveloperAppPageProps) {
             </>
           ) : null}
         </p>
-        <p>
-          {props.liveGrants === 0
-            ? 'No live grants: no one has a working access or refresh token for this app right now.'
-            : `${props.liveGrants} live ${props.liveGrants === 1 ? 'grant' : 'grants'}: sign-ins with a working access or refresh token for this app.`}
-        </p>
-        <label for="client_id">Client id</label>
-        <CopyableValue id="client_id" value={app.clientId} label="Client id" />
+        <p>{props.liveGrants === 0 ? t('developer.app.noLiveGrants') : t('developer.app.liveGrants', { count: props.liveGrants })}</p>
+        <label for="client_id">{t('developer.clientId')}</label>
+        <CopyableValue id="client_id" value={app.clientId} label={t('developer.clientId')} />
       </section>
 
       {/* Failures first when there are any: they are what a developer comes to this page for. */}
       {props.failedRequests.length > 0 ? <FailedRequests {...props} base={base} /> : null}
 
       <section class="card" aria-labelledby="playground-heading">
-        <h2 id="playground-heading">Try sign-in</h2>
-        <p>
-          Run this app’s real sign-in in the playground and see what your app will receive: the authorization request, the code and state that
-          come back, the token response with the user, userinfo, and the id_token with each check ticked.
-        </p>
+        <h2 id="playground-heading">{t('developer.app.trySignIn')}</h2>
+        <p>{t('developer.app.trySignInLead')}</p>
         <p>
           <a class="button" href={`${base}/playground`}>
-            Try sign-in
+            {t('developer.app.trySignIn')}
           </a>
         </p>
       </section>
 
       {app.tokenEndpointAuthMethod === 'none' ? (
         <section class="card" aria-labelledby="secret-heading">
-          <h2 id="secret-heading">Client secret</h2>
-          <p>This is a single-page or mobile app: it has no secret. It sends its client id alone and must use PKCE (S256).</p>
+          <h2 id="secret-heading">{t('developer.secret.label')}</h2>
+          <p>{t('developer.app.publicNoSecret')}</p>
         </section>
       ) : (
         <section class="card" aria-labelledby="secret-heading">
-          <h2 id="secret-heading">Client secret</h2>
-          <p>Latch shows a secret only once, when it is created, and keeps only a fingerprint of it. If you lost it, or it may have leaked, rotate it.</p>
-          {previousSecretActive ? <Notice>The previous secret keeps working until {formatTime(app.previousSecretExpiresAt as Date)}, then stops.</Notice> : null}
+          <h2 id="secret-heading">{t('developer.secret.label')}</h2>
+          <p>{t('developer.app.secretLead')}</p>
+          {previousSecretActive ? <Notice>{t('developer.app.previousSecretUntil', { time: dateTime(app.previousSecretExpiresAt as Date) })}</Notice> : null}
           <form method="post" action={`${base}/secret`}>
             <CsrfField token={csrfToken} />
             <fieldset>
-              <legend>What happens to the current secret</legend>
+              <legend>{t('developer.app.rotate.legend')}</legend>
               {props.graceSeconds > 0 ? (
                 <label class="checkbox">
                   <input type="radio" name="grace" value="default" checked />
-                  Keep it working for {describeDuration(props.graceSeconds)}, so you can deploy the new one without downtime (recommended)
+                  {t('developer.app.rotate.keep', { duration: duration(props.graceSeconds) })}
                 </label>
               ) : null}
               <label class="checkbox">
                 <input type="radio" name="grace" value="none" checked={props.graceSeconds === 0} />
-                Stop it immediately (if it leaked)
+                {t('developer.app.rotate.stop')}
               </label>
             </fieldset>
-            <p class="hint">Only the secret in use at rotation time gets the grace period: rotating again ends any earlier one at once.</p>
+            <p class="hint">{t('developer.app.rotate.hint')}</p>
             <div class="actions">
-              <button type="submit">Rotate secret</button>
+              <button type="submit">{t('developer.app.rotate.submit')}</button>
             </div>
           </form>
         </section>
       )}
 
       <section class="card" aria-labelledby="settings-heading">
-        <h2 id="settings-heading">Settings</h2>
+        <h2 id="settings-heading">{t('developer.app.settings')}</h2>
         <form method="post" action={`${base}/settings`} novalidate>
           <CsrfField token={csrfToken} />
           <AppFields
@@ -358,20 +372,21 @@ export function DeveloperAppPage(props: DeveloperAppPageProps) {
           />
           {props.playgroundCallback.registered ? (
             <p class="hint" id="playground-callback-note">
-              <code>{props.playgroundCallback.uri}</code> is Latch’s test callback, added for the playground (“Try sign-in”), not an address of
-              your app. Remove it from the list above, or in the <a href={`${base}/playground`}>playground</a>.
+              {rich('developer.app.playgroundCallback', {
+                uri: <code>{props.playgroundCallback.uri}</code>,
+                playground: <a href={`${base}/playground`}>{t('developer.app.playgroundLink')}</a>,
+              })}
             </p>
           ) : null}
           <label class="checkbox" for="require_mfa">
             <input type="checkbox" id="require_mfa" name="require_mfa" value="yes" checked={app.requireMfa} aria-describedby="require_mfa-hint" />
-            Require two-step verification for every user
+            {t('developer.app.requireMfa')}
           </label>
           <p class="hint" id="require_mfa-hint">
-            People who have no authenticator app or passkey yet are sent back to the app with unmet_authentication_requirements
-            and asked to add one; id_tokens carry acr https://refeds.org/profile/mfa or stronger.
+            {t('developer.app.requireMfaHint')}
           </p>
           <div class="actions">
-            <button type="submit">Save settings</button>
+            <button type="submit">{t('developer.app.save')}</button>
           </div>
         </form>
       </section>
@@ -381,71 +396,68 @@ export function DeveloperAppPage(props: DeveloperAppPageProps) {
       {props.notes.length > 0 ? <Notes notes={props.notes} /> : null}
 
       <section class="card" aria-labelledby="guide-heading">
-        <h2 id="guide-heading">Integration guide</h2>
-        <p>
-          Code for your library, filled in with this app's issuer, client id and redirect URL. Each reads its settings from the environment
-          block beside it{app.tokenEndpointAuthMethod === 'none' ? '' : ', the client secret included, so that the secret stays out of your code'}; each
-          asks for <code>openid email profile</code> and uses PKCE (S256), state and nonce.
-        </p>
-        {guide.snippetsNote ? <p class="hint">{guide.snippetsNote}</p> : null}
+        <h2 id="guide-heading">{t('developer.guide')}</h2>
+        <p>{rich(app.tokenEndpointAuthMethod === 'none' ? 'developer.guide.leadPublic' : 'developer.guide.lead', { scope: <code>openid email profile</code> })}</p>
+        {guide.snippetsNote ? <p class="hint">{text(guide.snippetsNote)}</p> : null}
         {guide.snippets.map((snippet, index) => (
           <SnippetSection snippet={snippet} open={index === 0} />
         ))}
         <details class="snippet" id="guide-curl">
           <summary>
-            <strong>curl: the raw HTTP flow</strong>
+            <strong>{t('developer.guide.curl')}</strong>
           </summary>
           <p>
-            Your back end sends the person's browser to the authorize URL, receives <code>code</code> and <code>state</code> at its redirect
-            URL, checks <code>state</code>, then exchanges the code for an access token and the user. Use PKCE: make a random{' '}
-            <code>code_verifier</code>, send its S256 <code>code_challenge</code> here, and the verifier in the token request.
+            {rich('developer.guide.curlLead', {
+              code: <code>code</code>,
+              state: <code>state</code>,
+              codeVerifier: <code>code_verifier</code>,
+              codeChallenge: <code>code_challenge</code>,
+            })}
           </p>
-          <h3>1. Authorize URL</h3>
-          <CopyableBlock id="guide_authorize" text={guide.authorizeUrl} label="Authorize URL" wrap />
+          <h3>{t('developer.guide.authorize')}</h3>
+          <CopyableBlock id="guide_authorize" text={guide.authorizeUrl} label={t('developer.guide.authorizeLabel')} wrap />
           {guide.tokenFetchPublic !== undefined ? (
             <>
-              <h3>2. Token exchange from the app: client id alone, no secret (a public client)</h3>
-              <CopyableBlock id="guide_token_public" text={guide.tokenFetchPublic} label="Token exchange from a single-page app" />
-              <p class="hint">Latch answers it across origins for the origins of this app's redirect URLs (CORS).</p>
+              <h3>{t('developer.guide.tokenPublic')}</h3>
+              <CopyableBlock id="guide_token_public" text={guide.tokenFetchPublic} label={t('developer.guide.tokenPublicLabel')} />
+              <p class="hint">{t('developer.guide.cors')}</p>
             </>
           ) : (
             <>
-              <h3>2. Token exchange, client id and secret in the Authorization header (client_secret_basic)</h3>
-              <CopyableBlock id="guide_token_basic" text={guide.tokenCurlBasic} label="Token exchange with HTTP Basic authentication" />
-              <h3>… or in the form body (client_secret_post)</h3>
-              <CopyableBlock id="guide_token_post" text={guide.tokenCurlPost} label="Token exchange with the secret in the form body" />
+              <h3>{t('developer.guide.tokenBasic')}</h3>
+              <CopyableBlock id="guide_token_basic" text={guide.tokenCurlBasic} label={t('developer.guide.tokenBasicLabel')} />
+              <h3>{t('developer.guide.tokenPost')}</h3>
+              <CopyableBlock id="guide_token_post" text={guide.tokenCurlPost} label={t('developer.guide.tokenPostLabel')} />
             </>
           )}
-          <h3>3. The user, with the access token</h3>
-          <CopyableBlock id="guide_userinfo" text={guide.userinfoCurl} label="Userinfo request" />
-          <h3>Environment variables for your back end</h3>
-          <CopyableBlock id="guide_env" text={guide.environment} label="Environment variables" />
+          <h3>{t('developer.guide.userinfo')}</h3>
+          <CopyableBlock id="guide_userinfo" text={guide.userinfoCurl} label={t('developer.guide.userinfoLabel')} />
+          <h3>{t('developer.guide.environmentForBackEnd')}</h3>
+          <CopyableBlock id="guide_env" text={guide.environment} label={t('developer.guide.environmentVariables')} />
         </details>
-        <p class="hint">
-          Any other OpenID Connect library discovers everything from <code>{props.issuer}/.well-known/openid-configuration</code>.
-        </p>
+        <p class="hint">{rich('developer.guide.discovery', { url: <code>{props.issuer}/.well-known/openid-configuration</code> })}</p>
       </section>
 
       <section class="card danger-zone" aria-labelledby="delete-heading">
-        <h2 id="delete-heading">Delete this app</h2>
+        <h2 id="delete-heading">{t('developer.app.delete')}</h2>
         <form method="post" action={`${base}/delete`}>
           <CsrfField token={csrfToken} />
           <label class="checkbox" for="confirm_delete">
             <input type="checkbox" id="confirm_delete" name="confirm" value="yes" required aria-describedby={props.errors.confirmDelete ? 'confirm_delete-error' : undefined} />
-            I understand: people can no longer sign in to {app.name} with Latch, and every access token it holds stops working at once.
+            {t('developer.app.deleteConfirm', { app: app.name })}
           </label>
           {props.errors.confirmDelete ? (
             <p class="field-error" id="confirm_delete-error">
-              Tick the box to confirm that you want to delete this app
+              {t('developer.app.deleteTick')}
             </p>
           ) : null}
           <div class="actions">
             <button type="submit" class="danger">
-              Delete app
+              {t('developer.app.deleteSubmit')}
             </button>
           </div>
         </form>
       </section>
     </Layout>
   );
-}
+});

@@ -1,15 +1,16 @@
+import type { MessageKey } from '../../i18n/messages/index.js';
 import { AppFields, AppTypeField, type AppField } from '../components/app-fields.js';
 import { CsrfField } from '../components/field.js';
 import { Notice } from '../components/notice.js';
-import { formatTime } from '../format.js';
 import { Layout } from '../layout.js';
+import { asPage, useI18n } from '../page-context.js';
 
 export type RegisterAppField = AppField;
 
 /** What the console confirms after a redirect, chosen by its key (`?notice=deleted`): no text comes from the URL. */
 export const CONSOLE_NOTICES = {
-  deleted: 'The app was deleted. Its tokens no longer work.',
-} as const;
+  deleted: 'developer.notice.deleted',
+} as const satisfies Record<string, MessageKey>;
 export type ConsoleNotice = keyof typeof CONSOLE_NOTICES;
 
 export interface DeveloperPageProps {
@@ -20,15 +21,16 @@ export interface DeveloperPageProps {
   errors: Partial<Record<RegisterAppField, string>>;
 }
 
-export function DeveloperPage({ csrfToken, apps, notice, values, errors }: DeveloperPageProps) {
+export const DeveloperPage = asPage(function DeveloperPage({ csrfToken, apps, notice, values, errors }: DeveloperPageProps) {
+  const { t, dateTime } = useI18n();
   return (
-    <Layout title="Developer console" signedIn wide current="developer">
-      <Notice>{notice && CONSOLE_NOTICES[notice]}</Notice>
+    <Layout title={t('developer.title')} signedIn wide current="developer">
+      <Notice>{notice && t(CONSOLE_NOTICES[notice])}</Notice>
       <section class="card" aria-labelledby="apps-heading">
-        <h1 id="apps-heading">Your apps</h1>
-        <p class="lead">Apps with a back end that offer “Sign in with Latch” to their users.</p>
+        <h1 id="apps-heading">{t('developer.apps')}</h1>
+        <p class="lead">{t('developer.lead')}</p>
         {apps.length === 0 ? (
-          <p class="muted">You have not registered an app yet.</p>
+          <p class="muted">{t('developer.none')}</p>
         ) : (
           <ul class="plain">
             {apps.map((app) => (
@@ -40,8 +42,8 @@ export function DeveloperPage({ csrfToken, apps, notice, values, errors }: Devel
                   </a>
                   <br />
                   <span class="muted">
-                    Client id <code>{app.clientId}</code> · {app.redirectUriCount} redirect {app.redirectUriCount === 1 ? 'URL' : 'URLs'} · registered{' '}
-                    {formatTime(app.createdAt)}
+                    {t('developer.clientId')} <code>{app.clientId}</code> · {t('developer.app.redirectUrls', { count: app.redirectUriCount })} ·{' '}
+                    {t('developer.app.registered', { time: dateTime(app.createdAt) })}
                   </span>
                 </div>
               </li>
@@ -51,16 +53,16 @@ export function DeveloperPage({ csrfToken, apps, notice, values, errors }: Devel
       </section>
 
       <section class="card" aria-labelledby="register-heading">
-        <h2 id="register-heading">Register a new app</h2>
+        <h2 id="register-heading">{t('developer.register')}</h2>
         <form method="post" action="/developer/apps" novalidate>
           <CsrfField token={csrfToken} />
           <AppTypeField value={values.appType} />
           <AppFields values={values} errors={errors} />
           <div class="actions">
-            <button type="submit">Register app</button>
+            <button type="submit">{t('developer.registerSubmit')}</button>
           </div>
         </form>
       </section>
     </Layout>
   );
-}
+});

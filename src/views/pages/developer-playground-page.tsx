@@ -5,7 +5,10 @@
 import { CopyableBlock, CsrfField } from '../components/field.js';
 import { Notice } from '../components/notice.js';
 import { PostButton } from '../components/post-button.js';
+import type { MessageKey } from '../../i18n/messages/index.js';
+import type { CatalogueText } from '../../i18n/translator.js';
 import { Layout } from '../layout.js';
+import { asPage, useI18n } from '../page-context.js';
 
 /** An HTTP answer as the app would read it: status and JSON body (or text, when it was not JSON). */
 export interface PlaygroundHttpResult {
@@ -16,7 +19,8 @@ export interface PlaygroundHttpResult {
 export interface PlaygroundCheck {
   name: string;
   passed: boolean;
-  detail: string;
+  /** What was compared, in words of the catalogue (developer/playground-checks.ts). */
+  detail: CatalogueText;
 }
 
 export interface PlaygroundRun {
@@ -39,24 +43,31 @@ export interface PlaygroundRun {
 }
 
 export const PLAYGROUND_NOTICES = {
-  'callback-added': 'The test callback was added to this app’s redirect URLs. Start a sign-in below.',
-  'no-run': 'No sign-in was waiting at the test callback (it expired after 15 minutes, or was started in another browser). Start a new one.',
-} as const;
+  'callback-added': 'developer.playground.notice.callbackAdded',
+  'no-run': 'developer.playground.notice.noRun',
+} as const satisfies Record<string, MessageKey>;
 
 export interface DeveloperPlaygroundPageProps {
   csrfToken: string;
   issuer: string;
   app: { clientId: string; name: string; isPublic: boolean };
+  /** cannotAdd: why the test callback cannot be a redirect URL here, told in the page's language by the route. */
   callback: { uri: string; registered: boolean; cannotAdd: string | null };
   scope: string;
   notice?: keyof typeof PLAYGROUND_NOTICES | undefined;
   run: PlaygroundRun | null;
 }
 
+function Verdict({ passed }: { passed: boolean }) {
+  const { t } = useI18n();
+  return <span class={passed ? 'check-passed' : 'check-failed'}>{passed ? t('developer.playground.passed') : t('developer.playground.failed')}</span>;
+}
+
 function Check({ check }: { check: PlaygroundCheck }) {
+  const { text } = useI18n();
   return (
     <li>
-      <span class={check.passed ? 'check-passed' : 'check-failed'}>{check.passed ? '✓ Passed' : '✗ Failed'}</span> <strong>{check.name}</strong>: {check.detail}
+      <Verdict passed={check.passed} /> <strong>{check.name}</strong>: {text(check.detail)}
     </li>
   );
 }
@@ -66,31 +77,39 @@ function Json({ id, value, label }: { id: string; value: unknown; label: string 
 }
 
 function Status({ result, what }: { result: PlaygroundHttpResult; what: string }) {
+  const { rich } = useI18n();
   const ok = result.status >= 200 && result.status < 300;
+  const status = <code>{result.status}</code>;
   return (
     <p>
-      <span class={ok ? 'check-passed' : 'check-failed'}>{ok ? '✓ Passed' : '✗ Failed'}</span> {what} answered HTTP <code>{result.status}</code>
-      {!ok && result.body && typeof result.body === 'object' && 'error' in result.body ? (
-        <>
-          {' '}
-          with <code>{String((result.body as Record<string, unknown>).error)}</code>
-        </>
-      ) : null}
-      .
+      <Verdict passed={ok} />{' '}
+      {!ok && result.body && typeof result.body === 'object' && 'error' in result.body
+        ? rich('developer.playground.answeredWith', { what, status, error: <code>{String((result.body as Record<string, unknown>).error)}</code> })
+        : rich('developer.playground.answered', { what, status })}
     </p>
   );
 }
 
+/** What came back with an error: Latch's error, its description (English, as the app receives it), and whether the person chose Deny. */
+function ReturnedError({ error, description }: { error: string; description: string | undefined }) {
+  const { rich } = useI18n();
+  const denied = error === 'access_denied';
+  const parts = { error: <code>error={error}</code>, description: description ?? '' };
+  if (description) return <>{rich(denied ? 'developer.playground.sentBackDescribedDenied' : 'developer.playground.sentBackDescribed', parts)}</>;
+  return <>{rich(denied ? 'developer.playground.sentBackDenied' : 'developer.playground.sentBack', parts)}</>;
+}
+
 function Steps({ props, run }: { props: DeveloperPlaygroundPageProps; run: PlaygroundRun }) {
+  const { t, rich } = useI18n();
   const base = `/developer/apps/${props.app.clientId}/playground`;
   const returned = run.returned;
   const user = run.token && run.token.body && typeof run.token.body === 'object' ? (run.token.body as Record<string, unknown>).user : undefined;
   return (
     <ol class="steps">
       <li>
-        <h2 id="step-authorize">The authorization request</h2>
-        <p>Your app sends the person’s browser to this address, with a fresh state, nonce and PKCE challenge each time:</p>
-        <CopyableBlock id="playground_authorize_url" text={run.authorizeUrl} label="Authorization request URL" wrap />
+        <h2 id="step-authorize">{t('developer.playground.authorize')}</h2>
+        <p>{t('developer.playground.authorizeLead')}</p>
+        <CopyableBlock id="playground_authorize_url" text={run.authorizeUrl} label={t('developer.playground.authorizeLabel')} wrap />
         <dl class="event">
           <dt>state</dt>
           <dd>
@@ -105,33 +124,27 @@ function Steps({ props, run }: { props: DeveloperPlaygroundPageProps; run: Playg
             <code>{run.sent.codeChallenge}</code>
           </dd>
         </dl>
-        <p class="hint">The state, nonce and PKCE verifier are kept in a sealed cookie of this browser, as your back end would keep them in its session.</p>
+        <p class="hint">{t('developer.playground.sealed')}</p>
         {returned === null ? (
           <p>
             <a class="button" id="playground_continue" href={run.authorizeUrl}>
-              Continue to sign-in
+              {t('developer.playground.continue')}
             </a>
           </p>
         ) : null}
       </li>
       {returned !== null ? (
         <li>
-          <h2 id="step-callback">Back at the redirect URL</h2>
+          <h2 id="step-callback">{t('developer.playground.callback')}</h2>
           {returned.error !== undefined ? (
             <p>
-              <span class="check-failed">✗ Failed</span> Latch sent back <code>error={returned.error}</code>
-              {returned.errorDescription ? (
-                <>
-                  : {returned.errorDescription}
-                </>
-              ) : null}
-              {returned.error === 'access_denied' ? ' (the person chose Deny).' : '.'}
+              <Verdict passed={false} /> <ReturnedError error={returned.error} description={returned.errorDescription} />
             </p>
           ) : (
             <dl class="event">
               <dt>code</dt>
               <dd>
-                <code id="playground_code">{returned.code ?? '(none)'}</code>
+                <code id="playground_code">{returned.code ?? t('developer.playground.noCode')}</code>
               </dd>
             </dl>
           )}
@@ -141,31 +154,36 @@ function Steps({ props, run }: { props: DeveloperPlaygroundPageProps; run: Playg
                 name: 'state',
                 passed: returned.stateMatches,
                 detail: returned.stateMatches
-                  ? `${returned.state} is the state sent (RFC 6749 §10.12)`
-                  : `${JSON.stringify(returned.state ?? null)} is not the state sent: a real app must stop here (another sign-in was started since, or the answer is forged)`,
+                  ? { key: 'developer.check.stateSent', params: { state: String(returned.state) } }
+                  : { key: 'developer.check.stateNotSent', params: { state: JSON.stringify(returned.state ?? null) } },
               }}
             />
             {returned.issMatches !== null ? (
-              <Check check={{ name: 'iss', passed: returned.issMatches, detail: `${returned.iss} ${returned.issMatches ? 'is' : 'is not'} the issuer (RFC 9207)` }} />
+              <Check
+                check={{
+                  name: 'iss',
+                  passed: returned.issMatches,
+                  detail: { key: returned.issMatches ? 'developer.check.issReturned' : 'developer.check.issNotReturned', params: { iss: String(returned.iss) } },
+                }}
+              />
             ) : null}
           </ul>
           {returned.code !== undefined && returned.stateMatches && (run.token === null || run.token.status === 401) ? (
             <form method="post" action={`${base}/exchange`}>
               <CsrfField token={props.csrfToken} />
               {props.app.isPublic ? (
-                <p>This app is public: it exchanges the code with its client id and the PKCE verifier, no secret.</p>
+                <p>{t('developer.playground.public')}</p>
               ) : (
                 <div class="field">
-                  <label for="playground_secret">Client secret</label>
+                  <label for="playground_secret">{t('developer.secret.label')}</label>
                   <p class="hint" id="playground_secret-hint">
-                    Latch keeps only a fingerprint of the secret, so paste it here to exchange the code as your app does. It is sent once to the
-                    token endpoint (client_secret_basic) and never stored, logged or shown.
+                    {t('developer.playground.secretHint')}
                   </p>
                   <input id="playground_secret" name="client_secret" type="password" autocomplete="off" spellcheck={false} class="mono" aria-describedby="playground_secret-hint" />
                 </div>
               )}
               <div class="actions">
-                <button type="submit">{run.token === null ? 'Exchange the code' : 'Try the exchange again'}</button>
+                <button type="submit">{run.token === null ? t('developer.playground.exchange') : t('developer.playground.exchangeAgain')}</button>
               </div>
             </form>
           ) : null}
@@ -173,99 +191,83 @@ function Steps({ props, run }: { props: DeveloperPlaygroundPageProps; run: Playg
       ) : null}
       {run.token !== null ? (
         <li>
-          <h2 id="step-token">The token response</h2>
-          <p>
-            <code>POST {props.issuer}/oauth2/token</code> with the code, the redirect URL and the PKCE verifier, authenticated as your app:
-          </p>
-          <Status result={run.token} what="The token endpoint" />
-          <Json id="playground_token" value={run.token.body} label="Token response" />
+          <h2 id="step-token">{t('developer.playground.token')}</h2>
+          <p>{rich('developer.playground.tokenLead', { request: <code>POST {props.issuer}/oauth2/token</code> })}</p>
+          <Status result={run.token} what={t('developer.playground.tokenEndpoint')} />
+          <Json id="playground_token" value={run.token.body} label={t('developer.playground.tokenLabel')} />
           {user !== undefined ? (
             <>
-              <h3>The user object</h3>
-              <p>Latch puts the person in the token response, so your app needs no second request to know who signed in:</p>
-              <Json id="playground_user" value={user} label="The user object of the token response" />
+              <h3>{t('developer.playground.user')}</h3>
+              <p>{t('developer.playground.userLead')}</p>
+              <Json id="playground_user" value={user} label={t('developer.playground.userLabel')} />
             </>
           ) : null}
         </li>
       ) : null}
       {run.userinfo !== null ? (
         <li>
-          <h2 id="step-userinfo">Userinfo</h2>
-          <p>
-            <code>GET {props.issuer}/oauth2/userinfo</code> with the access token:
-          </p>
-          <Status result={run.userinfo} what="The userinfo endpoint" />
-          <Json id="playground_userinfo" value={run.userinfo.body} label="Userinfo response" />
+          <h2 id="step-userinfo">{t('developer.playground.userinfo')}</h2>
+          <p>{rich('developer.playground.userinfoLead', { request: <code>GET {props.issuer}/oauth2/userinfo</code> })}</p>
+          <Status result={run.userinfo} what={t('developer.playground.userinfoEndpoint')} />
+          <Json id="playground_userinfo" value={run.userinfo.body} label={t('developer.playground.userinfoLabel')} />
         </li>
       ) : null}
       {run.idToken !== null ? (
         <li>
-          <h2 id="step-id-token">The id_token, decoded and checked</h2>
-          <ul class="checks" aria-label="id_token checks">
+          <h2 id="step-id-token">{t('developer.playground.idToken')}</h2>
+          <ul class="checks" aria-label={t('developer.playground.idTokenChecks')}>
             {run.idToken.checks.map((check) => (
               <Check check={check} />
             ))}
           </ul>
-          <h3>Header</h3>
-          <Json id="playground_id_token_header" value={run.idToken.header} label="id_token header" />
-          <h3>Claims</h3>
-          <Json id="playground_id_token_claims" value={run.idToken.claims} label="id_token claims" />
+          <h3>{t('developer.playground.header')}</h3>
+          <Json id="playground_id_token_header" value={run.idToken.header} label={t('developer.playground.headerLabel')} />
+          <h3>{t('developer.playground.claims')}</h3>
+          <Json id="playground_id_token_claims" value={run.idToken.claims} label={t('developer.playground.claimsLabel')} />
         </li>
       ) : null}
     </ol>
   );
 }
 
-export function DeveloperPlaygroundPage(props: DeveloperPlaygroundPageProps) {
+export const DeveloperPlaygroundPage = asPage(function DeveloperPlaygroundPage(props: DeveloperPlaygroundPageProps) {
+  const { t, rich } = useI18n();
   const { app, callback, csrfToken } = props;
   const base = `/developer/apps/${app.clientId}/playground`;
   return (
-    <Layout title={`Try sign-in: ${app.name}`} signedIn wide withCopyScript current="developer">
+    <Layout title={t('developer.playground.title', { app: app.name })} signedIn wide withCopyScript current="developer">
       <p>
-        <a href={`/developer/apps/${app.clientId}`}>← Back to {app.name}</a>
+        <a href={`/developer/apps/${app.clientId}`}>{t('developer.playground.back', { app: app.name })}</a>
       </p>
-      <Notice>{props.notice && PLAYGROUND_NOTICES[props.notice]}</Notice>
+      <Notice>{props.notice && t(PLAYGROUND_NOTICES[props.notice])}</Notice>
       <section class="card" aria-labelledby="playground-heading">
-        <h1 id="playground-heading">Try sign-in: {app.name}</h1>
-        <p class="lead">
-          Run this app’s real sign-in and see each step: the authorization request, what comes back, the token response with the user, userinfo,
-          and the id_token with each check your app must make.
-        </p>
-        <p>
-          Latch plays your app’s back end at a test callback of its own, asking for <code>{props.scope}</code> with state, nonce and PKCE (S256),
-          as the console’s code does. Sign in as yourself: the playground belongs to your console session.
-        </p>
+        <h1 id="playground-heading">{t('developer.playground.title', { app: app.name })}</h1>
+        <p class="lead">{t('developer.playground.lead')}</p>
+        <p>{rich('developer.playground.plays', { scope: <code>{props.scope}</code> })}</p>
         {callback.registered ? (
           <>
-            <p>
-              Test callback (one of this app’s redirect URLs, added for the playground): <code>{callback.uri}</code>
-            </p>
-            <PostButton action={`${base}/callback-uri/remove`} csrfToken={csrfToken} label="Remove the test callback" />
-            <PostButton action={`${base}/start`} csrfToken={csrfToken} label={props.run ? 'Start over' : 'Start a sign-in'} variant="primary" />
+            <p>{rich('developer.playground.testCallback', { uri: <code>{callback.uri}</code> })}</p>
+            <PostButton action={`${base}/callback-uri/remove`} csrfToken={csrfToken} label={t('developer.playground.removeCallback')} />
+            <PostButton action={`${base}/start`} csrfToken={csrfToken} label={props.run ? t('developer.playground.startOver') : t('developer.playground.start')} variant="primary" />
             {props.run ? (
-              <PostButton action={`${base}/reset`} csrfToken={csrfToken} label="Forget this run">
-                <p class="hint">The run, its tokens included, is kept in this browser for 15 minutes; forget it now if you are done.</p>
+              <PostButton action={`${base}/reset`} csrfToken={csrfToken} label={t('developer.playground.forget')}>
+                <p class="hint">{t('developer.playground.forgetHint')}</p>
               </PostButton>
             ) : null}
           </>
         ) : callback.cannotAdd ? (
-          <p class="hint">
-            The test callback <code>{callback.uri}</code> cannot be added here: {callback.cannotAdd}.
-          </p>
+          <p class="hint">{rich('developer.playground.cannotAdd', { uri: <code>{callback.uri}</code>, problem: callback.cannotAdd })}</p>
         ) : (
-          <PostButton action={`${base}/callback-uri`} csrfToken={csrfToken} label="Add the test callback" variant="primary">
-            <p>
-              The playground needs Latch’s test callback among this app’s redirect URLs: <code>{callback.uri}</code>. It is added only when you
-              ask, marked as the playground’s on the app page, and you can remove it at any time.
-            </p>
+          <PostButton action={`${base}/callback-uri`} csrfToken={csrfToken} label={t('developer.playground.addCallback')} variant="primary">
+            <p>{rich('developer.playground.needsCallback', { uri: <code>{callback.uri}</code> })}</p>
           </PostButton>
         )}
       </section>
       {props.run && callback.registered ? (
-        <section class="card" aria-label="Steps of the sign-in">
+        <section class="card" aria-label={t('developer.playground.steps')}>
           <Steps props={props} run={props.run} />
         </section>
       ) : null}
     </Layout>
   );
-}
+});

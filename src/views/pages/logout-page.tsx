@@ -92,7 +92,8 @@ export const LogoutErrorPage = asPage(function LogoutErrorPage({ description, re
         {/* The exact reason is for the app's developer: folded away, below the plain words (issue 19 item 2). */}
         <details>
           <summary>{t('logout.error.details')}</summary>
-          <p>{description}</p>
+          {/* OAuth's error_description, in English on every page (docs/protocol-decisions.md "Languages"): said so. */}
+          <p lang="en">{description}</p>
         </details>
         <p class="hint">
           {rich('error.requestId', { id: <code>{requestId}</code> })}

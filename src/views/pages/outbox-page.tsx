@@ -1,5 +1,5 @@
-import { formatTime } from '../format.js';
 import { Layout } from '../layout.js';
+import { asPage, useI18n } from '../page-context.js';
 
 /** One kept mail, as the page shows it. */
 export interface OutboxMessageView {
@@ -30,27 +30,26 @@ function MailText({ text, issuer }: { text: string; issuer: string }) {
   );
 }
 
-/** Development only: the mails Latch kept because no SMTP server is configured. */
-export function OutboxPage({ messages, issuer, signedIn }: OutboxPageProps) {
+/**
+ * Development only: the mails Latch kept because no SMTP server is configured. The page is in the reader's
+ * language; each mail stays in the language it was written in (that of the page whose action sent it).
+ */
+export const OutboxPage = asPage(function OutboxPage({ messages, issuer, signedIn }: OutboxPageProps) {
+  const { t, rich, dateTime } = useI18n();
   return (
-    <Layout title="Development outbox" wide signedIn={signedIn}>
+    <Layout title={t('outbox.title')} wide signedIn={signedIn}>
       <div class="card">
-        <h1>Development outbox</h1>
-        <p class="lead">
-          LATCH_SMTP_URL is not set, so Latch keeps its mails here (and prints them to its log) instead of sending them. This page exists only
-          on a local Latch without SMTP. Newest first; kept for a day.
-        </p>
-        {messages.length === 0 ? <p class="muted">No mail yet.</p> : null}
+        <h1>{t('outbox.title')}</h1>
+        <p class="lead">{t('outbox.lead')}</p>
+        {messages.length === 0 ? <p class="muted">{t('outbox.none')}</p> : null}
         {messages.map((message) => (
-          <article class="mail" aria-label={`Mail to ${message.to}: ${message.subject}`}>
+          <article class="mail" aria-label={t('outbox.mailLabel', { to: message.to, subject: message.subject })}>
             <h2>{message.subject}</h2>
-            <p class="muted">
-              To <strong>{message.to}</strong> · {formatTime(message.createdAt)}
-            </p>
+            <p class="muted">{rich('outbox.to', { to: <strong>{message.to}</strong>, time: dateTime(message.createdAt) })}</p>
             <MailText text={message.text} issuer={issuer} />
           </article>
         ))}
       </div>
     </Layout>
   );
-}
+});
