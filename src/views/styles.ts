@@ -49,6 +49,8 @@ ul.scopes { padding-left: 1.25rem; }
 ul.scopes li { margin: .25rem 0; overflow-wrap: anywhere; }
 .client-name { font-weight: 700; }
 code, pre { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: .9rem; }
+/* A long address in a sentence (the playground's test callback) wraps rather than widening a phone's page; so do a check's values. */
+p code { overflow-wrap: anywhere; }
 pre { background: var(--wash); border: 1px solid var(--line); border-radius: 6px; padding: .75rem; overflow-x: auto; white-space: pre-wrap; word-break: break-all; }
 table { width: 100%; border-collapse: collapse; }
 th, td { text-align: left; padding: .5rem; border-bottom: 1px solid var(--line); vertical-align: top; }
@@ -150,7 +152,7 @@ input[type=file]:hover::file-selector-button { background: var(--wash); }
 #redirect_uris, #post_logout_redirect_uris, #backchannel_logout_uri { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: .9rem; }
 ol.steps > li { margin: 1rem 0; }
 ul.checks { list-style: none; padding: 0; }
-ul.checks li { margin: .25rem 0; }
+ul.checks li { margin: .25rem 0; overflow-wrap: anywhere; }
 .check-passed { color: #146c2e; font-weight: 600; }
 .check-failed { color: #b3261e; font-weight: 600; }
 `;

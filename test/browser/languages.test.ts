@@ -1,7 +1,8 @@
 /**
  * The German pages in Chromium (issue 19 items 7 and 9): a browser set to German gets the sign-in of an app, the
- * consent page, sign-up, the forgotten-password page, an error page, the account page and the two-step settings in
- * German, at desktop and phone widths:
+ * consent page, sign-up, the forgotten-password page, an error page, the account page, the two-step settings, the
+ * developer console (its apps, the one-time secret page, an app page, the playground through its steps) and the
+ * development outbox in German, at desktop and phone widths:
  * `<html lang="de">`, axe-core finds no serious violation, and the longer German words fit the screen.
  */
 import assert from 'node:assert/strict';
@@ -83,6 +84,49 @@ describe('German pages in Chromium', { skip: skipWithoutChromium }, () => {
         await checkGermanPage(signUp, `account-${width.name}`);
         await signUp.goto(`${latch.baseUrl}/account/two-step`);
         await checkGermanPage(signUp, `two-step-settings-${width.name}`);
+      } finally {
+        await context.close();
+      }
+    });
+
+    test(`the developer console, an app, the playground and the outbox in German (${width.name})`, async () => {
+      const { user } = await latch.createUser({ password: PASSWORD });
+      const context = await browser.newContext({ viewport: width.viewport, locale: 'de-DE' });
+      const page = await context.newPage();
+      try {
+        await page.goto(`${latch.baseUrl}/login?return_to=${encodeURIComponent('/developer')}`);
+        await page.getByLabel('E-Mail-Adresse').fill(user.email);
+        await page.getByLabel('Passwort', { exact: true }).fill(PASSWORD);
+        await page.getByRole('button', { name: 'Anmelden', exact: true }).click();
+        await page.getByRole('heading', { name: 'Ihre Apps' }).waitFor();
+        await checkGermanPage(page, `developer-console-${width.name}`);
+
+        await page.getByLabel('Name der App').fill('Orbit Notes');
+        await page.getByRole('textbox', { name: 'Weiterleitungs-URLs' }).fill('https://orbit.example.com/cb');
+        await page.getByRole('button', { name: 'App registrieren' }).click();
+        await page.getByRole('heading', { name: 'Orbit Notes ist registriert' }).waitFor();
+        await checkGermanPage(page, `developer-secret-${width.name}`);
+        const clientSecret = await page.locator('#client_secret').inputValue();
+        await page.getByRole('link', { name: 'Ich habe das Secret gespeichert: zur App' }).click();
+        await page.getByRole('heading', { name: 'Integrationsanleitung' }).waitFor();
+        await checkGermanPage(page, `developer-app-${width.name}`);
+
+        await page.getByRole('link', { name: 'Anmeldung ausprobieren' }).click();
+        await page.getByRole('heading', { name: 'Anmeldung ausprobieren: Orbit Notes' }).waitFor();
+        await checkGermanPage(page, `developer-playground-${width.name}`);
+        await page.getByRole('button', { name: 'Test-Callback hinzufügen' }).click();
+        await page.getByRole('button', { name: 'Anmeldung starten' }).click();
+        await page.getByRole('heading', { name: 'Die Autorisierungsanfrage' }).waitFor();
+        await page.getByRole('link', { name: 'Weiter zur Anmeldung' }).click();
+        await page.getByRole('button', { name: 'Zulassen' }).click();
+        await page.getByLabel('Client-Secret').fill(clientSecret);
+        await page.getByRole('button', { name: 'Code tauschen' }).click();
+        await page.getByRole('heading', { name: 'Das id_token, dekodiert und geprüft' }).waitFor();
+        await checkGermanPage(page, `developer-playground-done-${width.name}`);
+
+        await page.goto(`${latch.baseUrl}/dev/outbox`);
+        await page.getByRole('heading', { name: 'Entwicklungs-Postausgang' }).waitFor();
+        await checkGermanPage(page, `outbox-${width.name}`);
       } finally {
         await context.close();
       }
