@@ -183,6 +183,15 @@ describe('the developer console and the outbox in German', () => {
     assert.match(checks.join('\n'), /aud enthält .*, die Client-ID dieser App/);
     assert.match(pageText(done.body), /Das id_token, dekodiert und geprüft/);
 
+    // A person's "Deny": Latch's English error_description is quoted, marked as English, in a German sentence.
+    const again = await followRedirect(german, server.baseUrl, await submitForm(german, server.baseUrl, playground, `${playground}/start`, {}));
+    const consent = await german.follow(`${parsePage(again.body).querySelector('#playground_authorize_url')?.textContent.trim()}&prompt=consent`, server.baseUrl);
+    const denied = await german.request(new URL((await decide(german, server.baseUrl, consent, 'deny')).headers.get('location') ?? '', server.baseUrl).href);
+    const deniedPage = await followRedirect(german, server.baseUrl, denied);
+    assertGerman(deniedPage, 'playground, the person chose Deny');
+    assert.match(pageText(deniedPage.body), /✗ Fehlgeschlagen Latch schickte error=access_denied zurück: .* \(die Person hat „Ablehnen“ gewählt\)\./);
+    assert.ok(parsePage(deniedPage.body).querySelector('#step-callback')?.parentNode?.querySelector('span[lang="en"]'), 'the description is marked English');
+
     const onlyCallback = await followRedirect(german, server.baseUrl, await register({ name: 'Nur Test', app_type: 'public', redirect_uris: 'https://nur.example.com/cb' }));
     const onlyId = valueById(onlyCallback.body, 'client_id');
     const onlyPlayground = `/developer/apps/${onlyId}/playground`;

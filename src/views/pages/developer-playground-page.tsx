@@ -92,9 +92,10 @@ function Status({ result, what }: { result: PlaygroundHttpResult; what: string }
 
 /** What came back with an error: Latch's error, its description (English, as the app receives it), and whether the person chose Deny. */
 function ReturnedError({ error, description }: { error: string; description: string | undefined }) {
-  const { rich } = useI18n();
+  const { rich, locale } = useI18n();
   const denied = error === 'access_denied';
-  const parts = { error: <code>error={error}</code>, description: description ?? '' };
+  // The error_description as it came back: Latch's words for the app's developer, English in every language.
+  const parts = { error: <code>error={error}</code>, description: <span lang={locale === 'en' ? undefined : 'en'}>{description}</span> };
   if (description) return <>{rich(denied ? 'developer.playground.sentBackDescribedDenied' : 'developer.playground.sentBackDescribed', parts)}</>;
   return <>{rich(denied ? 'developer.playground.sentBackDenied' : 'developer.playground.sentBack', parts)}</>;
 }
