@@ -303,8 +303,11 @@ export interface RefreshRotation {
   clientId: string;
   successor: { tokenHash: string; encrypted: string; idleSeconds: number };
   accessToken: RedeemedAccessToken;
-  /** The access token's scope from the grant's: may narrow it, or throw to refuse (nothing is written then). */
-  narrowScope: (granted: string[]) => string[];
+  /**
+   * The access token's scope from the grant's: may narrow it, or throw to refuse (nothing is written then). Left
+   * out (the request named no scope): the whole granted scope.
+   */
+  narrowScope?: (granted: string[]) => string[];
 }
 
 /** An access token of the client_credentials grant (RFC 6749 §4.4): the client's own, no user, no grant. */

@@ -1,8 +1,9 @@
 /**
- * Many code exchanges at once, over HTTP, on SQLite and PostgreSQL. On PostgreSQL the exchanges that arrive in
- * one turn of the event loop are one statement (storage/postgres/postgres-executor.ts batches): each must still
- * get its own answer, a refresh token exactly when its grant has offline_access (OIDC Core §11), and tokens
- * that work.
+ * Many code exchanges and refreshes at once, over HTTP, on SQLite and PostgreSQL. On PostgreSQL the exchanges
+ * (and the refreshes) that arrive in one turn of the event loop are one statement
+ * (storage/postgres/postgres-executor.ts batches): each must still get its own answer, a refresh token exactly
+ * when its grant has offline_access (OIDC Core §11), tokens that work, and of two refreshes of one token one
+ * rotation, the other answered as a retry within the grace window (RFC 9700 §4.14.2).
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -60,6 +61,22 @@ for (const database of ['sqlite', 'postgres'] as const) {
       const replay = await exchangeIssuedCode(server, client, replayed);
       assert.equal(replay.status, 400);
       assert.equal(replay.body.error, 'invalid_grant');
+    });
+
+    test('refreshes at once, one of them presented twice: each grant rotates once, and the retry gets the same successor', async () => {
+      const grants = await Promise.all(Array.from({ length: 5 }, () => issueCode(server, client, user, { scope: 'openid offline_access' })));
+      const exchanged = await Promise.all(grants.map((code) => exchangeIssuedCode(server, client, code)));
+      const refreshTokens = exchanged.map((r) => r.body.refresh_token as string);
+      const refresh = (token: string) =>
+        postToken(server.baseUrl, { form: { grant_type: 'refresh_token', refresh_token: token, client_id: client.clientId, client_secret: client.clientSecret } });
+      const responses = await Promise.all([...refreshTokens, refreshTokens[0]!].map(refresh));
+      for (const response of responses) assert.equal(response.status, 200, response.text);
+      assert.equal(responses[5]!.body.refresh_token, responses[0]!.body.refresh_token, 'the retry gets the same successor: the grant does not fork');
+      assert.equal(new Set(responses.map((r) => r.body.refresh_token)).size, 5);
+      assert.equal(new Set(responses.map((r) => r.body.access_token)).size, 6, 'each answer has its own access token');
+      for (const response of responses) assert.equal((await callUserinfo(server.baseUrl, `Bearer ${response.body.access_token}`)).status, 200);
+      // Each successor refreshes in turn.
+      for (const response of responses.slice(0, 5)) assert.equal((await refresh(response.body.refresh_token)).status, 200);
     });
   });
 }

@@ -521,6 +521,30 @@ export function defineRepositorySuite(label: string, open: () => Promise<SuiteDa
         narrowScope,
       });
 
+      test('refreshes of one turn that keep their scope (one statement for all of them on PostgreSQL): each rotates its own token', async () => {
+        const grants = await Promise.all(Array.from({ length: 5 }, () => grantWithRefresh()));
+        const tries = grants.map(({ refreshHash, code }) => ({ ...rotation(refreshHash, code.clientId), narrowScope: undefined }));
+        // A sixth presents the first one's token again in the same turn; a seventh names another client.
+        const again = { ...rotation(grants[0]!.refreshHash, grants[0]!.code.clientId), narrowScope: undefined };
+        const wrongClient = { ...rotation(grants[1]!.refreshHash, grants[2]!.code.clientId), narrowScope: undefined };
+        const results = await Promise.all([...tries, again, wrongClient].map((r) => storage.tokens.rotateRefreshToken(r, LATER)));
+        const firstWon = results[0] !== null;
+        assert.equal([results[0], results[5]].filter((r) => r !== null).length, 1, 'one of two refreshes of one token rotates it');
+        assert.equal(results[6], null);
+        for (const [i, { refreshHash, code }] of grants.entries()) {
+          const result = i === 0 ? (firstWon ? results[0] : results[5]) : results[i];
+          const used = i === 0 && !firstWon ? again : tries[i]!;
+          assert.deepEqual([result?.rotated.tokenHash, result?.rotated.grantId, result?.scope], [refreshHash, code.grantId, code.scope], `grant ${i}`);
+          const successor = await storage.tokens.findRefreshByHash(used.successor.tokenHash);
+          assert.deepEqual([successor?.grantId, successor?.scope, successor?.rotatedAt], [code.grantId, code.scope, null], `grant ${i}`);
+          assert.deepEqual((await storage.tokens.findByHash(used.accessToken.tokenHash))?.scope, code.scope, `grant ${i}`);
+          assert.deepEqual((await storage.tokens.findRefreshByHash(refreshHash))?.rotatedAt, LATER, `grant ${i}`);
+        }
+        const loser = firstWon ? again : tries[0]!;
+        assert.equal(await storage.tokens.findRefreshByHash(loser.successor.tokenHash), null, 'the loser stored nothing');
+        assert.equal(await storage.tokens.findByHash(loser.accessToken.tokenHash), null);
+      });
+
       test('a code redeemed with offline_access stores a refresh token bound to its client, user, grant, scope and auth_time', async () => {
         const { refreshHash, code } = await grantWithRefresh();
         const stored = await storage.tokens.findRefreshByHash(refreshHash);

@@ -28,10 +28,10 @@ export const refreshTokenGrant: Grant = {
   issue: (request) => (request.params.resource === undefined ? refresh(request) : refreshForOneResource(request)),
 };
 
-/** RFC 6749 §6: the requested scope may narrow what was granted, never widen it; left out, it is all of it. */
-function narrowing(requested: string | undefined): (granted: string[]) => string[] {
+/** RFC 6749 §6: the requested scope may narrow what was granted, never widen it; left out, it is all of it (undefined). */
+function narrowing(requested: string | undefined): ((granted: string[]) => string[]) | undefined {
+  if (requested === undefined) return undefined;
   return (granted) => {
-    if (requested === undefined) return granted;
     // The granted scopes of resources (RFC 8707) are known here too, so that they can be narrowed to.
     const asked = parseScope(requested, granted.filter((scope) => !(SUPPORTED_SCOPES as readonly string[]).includes(scope)));
     const beyond = asked.filter((scope) => !granted.includes(scope));
@@ -57,7 +57,7 @@ async function refresh({ storage, config, client, params, now, audit, source }: 
       clientId: client.clientId,
       successor: { tokenHash: hashTimeOrderedSecret(successor), encrypted: recovery, idleSeconds: refreshLifetimes(client, config).idleSeconds },
       accessToken: access,
-      narrowScope,
+      ...(narrowScope && { narrowScope }),
     },
     now,
   );
@@ -69,7 +69,7 @@ async function refresh({ storage, config, client, params, now, audit, source }: 
   if (found.rotatedAt !== null) {
     const retry = await answerAgain(storage, config, found, presented, now);
     if (retry) {
-      const scope = narrowScope(found.scope);
+      const scope = narrowScope ? narrowScope(found.scope) : found.scope;
       await storage.tokens.insert({ ...access, clientId: found.clientId, userId: found.userId, scope, grantId: found.grantId });
       return issued(storage, config, found, scope, accessToken, retry, now);
     }

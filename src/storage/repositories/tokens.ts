@@ -167,7 +167,7 @@ function* rotateRefreshPlan(db: Kysely<Database>, rotation: RefreshRotation, now
   if (!row) return null;
   const rotated = toRefreshToken(row);
   // May throw (a wider scope than granted): the whole plan, the rotation included, is then undone.
-  const scope = rotation.narrowScope(rotated.scope);
+  const scope = rotation.narrowScope ? rotation.narrowScope(rotated.scope) : rotated.scope;
   yield insertRefreshToken(db, {
     tokenHash: rotation.successor.tokenHash,
     grantId: row.grant_id,
@@ -333,7 +333,8 @@ const rotateRefreshStatement = precompileQuery(
 function* rotateRefreshAutocommit(db: Kysely<Database>, rotation: RefreshRotation, now: Date): WritePlan<{ rotated: RefreshToken; scope: string[] } | null> {
   const found = ((yield findRefreshScope(db, { tokenHash: rotation.tokenHash, clientId: rotation.clientId })) as QueryResult<{ scope: string }>).rows[0];
   if (!found) return null;
-  const scope = rotation.narrowScope(fromScopeText(found.scope));
+  const granted = fromScopeText(found.scope);
+  const scope = rotation.narrowScope ? rotation.narrowScope(granted) : granted;
   const at = toEpochSeconds(now);
   const row = (
     (yield rotateRefreshStatement(db, {
@@ -583,6 +584,96 @@ const redeemCodeBatch = (db: Kysely<Database>): BatchKind<RedeemInput, Authoriza
   },
 });
 
+type BatchRotateValues = {
+  tokenHashes: string[];
+  clientIds: string[];
+  nows: number[];
+  successorsEncrypted: string[];
+  successorHashes: string[];
+  successorExpiresAts: number[];
+  accessTokenHashes: string[];
+  accessCreatedAts: number[];
+  accessExpiresAts: number[];
+};
+
+/**
+ * The refreshes of one turn that keep their whole granted scope (no `scope` asked) as one statement, for
+ * PostgreSQL (postgres-executor.ts batches): the same conditional update as rotateRefreshStatement, joined on
+ * the presented token, then each rotated token's successor and access token inserted from its row. Two
+ * refreshes of one token in one batch join the same row, which an UPDATE changes once: one rotates, and the
+ * other is answered as a retry or a reuse, as after a race between two statements.
+ */
+const rotateBatchStatement = precompileQuery((db, p: Parameter<BatchRotateValues>) => ({
+  compile: () =>
+    sql<RefreshTokenRow & { position: string }>`
+      with input as (
+        select * from unnest(
+          cast(${p('tokenHashes')} as text[]), cast(${p('clientIds')} as text[]), cast(${p('nows')} as bigint[]),
+          cast(${p('successorsEncrypted')} as text[]), cast(${p('successorHashes')} as text[]), cast(${p('successorExpiresAts')} as bigint[]),
+          cast(${p('accessTokenHashes')} as text[]), cast(${p('accessCreatedAts')} as bigint[]), cast(${p('accessExpiresAts')} as bigint[])
+        ) with ordinality as i(token_hash, client_id, now, successor_encrypted, successor_hash, successor_expires_at, access_token_hash,
+          access_created_at, access_expires_at, position)
+      ),
+      rotated as (
+        update refresh_tokens as r set rotated_at = i.now, successor_encrypted = i.successor_encrypted
+        from input as i
+        where r.token_hash = i.token_hash and r.client_id = i.client_id and r.rotated_at is null and r.revoked_at is null
+          and r.expires_at > i.now and r.grant_expires_at > i.now
+        returning r.*, i.position, i.now as rotated_now, i.successor_hash, i.successor_expires_at, i.access_token_hash,
+          i.access_created_at, i.access_expires_at
+      ),
+      successor as (
+        insert into refresh_tokens (token_hash, grant_id, client_id, user_id, scope, auth_time, sid, amr, acr, created_at, expires_at, grant_expires_at)
+        select successor_hash, grant_id, client_id, user_id, scope, auth_time, sid, amr, acr, rotated_now,
+          least(successor_expires_at, grant_expires_at), grant_expires_at
+        from rotated
+      ),
+      access as (
+        insert into access_tokens (token_hash, client_id, user_id, scope, grant_id, created_at, expires_at)
+        select access_token_hash, client_id, user_id, scope, grant_id, access_created_at, access_expires_at from rotated
+      )
+      select token_hash, grant_id, client_id, user_id, scope, auth_time, created_at, expires_at, grant_expires_at, rotated_at,
+        successor_encrypted, revoked_at, sid, amr, acr, position
+      from rotated`.compile(db),
+}));
+
+type RotateInput = { rotation: RefreshRotation; now: Date };
+type Rotated = { rotated: RefreshToken; scope: string[] } | null;
+
+const rotateBatches = new WeakMap<Kysely<Database>, BatchKind<RotateInput, Rotated>>();
+function rotateBatchFor(db: Kysely<Database>): BatchKind<RotateInput, Rotated> {
+  let kind = rotateBatches.get(db);
+  if (!kind) {
+    kind = {
+      statement: (inputs) =>
+        rotateBatchStatement(db, {
+          tokenHashes: inputs.map(({ rotation }) => rotation.tokenHash),
+          clientIds: inputs.map(({ rotation }) => rotation.clientId),
+          nows: inputs.map(({ now }) => toEpochSeconds(now)),
+          successorsEncrypted: inputs.map(({ rotation }) => rotation.successor.encrypted),
+          successorHashes: inputs.map(({ rotation }) => rotation.successor.tokenHash),
+          successorExpiresAts: inputs.map(({ rotation, now }) => toExpiryEpochSeconds(new Date(now.getTime() + rotation.successor.idleSeconds * 1000))),
+          accessTokenHashes: inputs.map(({ rotation }) => rotation.accessToken.tokenHash),
+          accessCreatedAts: inputs.map(({ rotation }) => toEpochSeconds(rotation.accessToken.createdAt)),
+          accessExpiresAts: inputs.map(({ rotation }) => toExpiryEpochSeconds(rotation.accessToken.expiresAt)),
+        }),
+      results(inputs, result) {
+        const rotated: Rotated[] = inputs.map(() => null);
+        for (const { position, ...row } of result.rows as Array<RefreshTokenRow & { position: string | number }>) {
+          const index = Number(position) - 1;
+          const { rotation, now } = inputs[index]!;
+          const token = toRefreshToken(row);
+          // As the lone forms answer: the rotation's own time and successor.
+          rotated[index] = { rotated: { ...token, rotatedAt: now, successorEncrypted: rotation.successor.encrypted }, scope: token.scope };
+        }
+        return rotated;
+      },
+    };
+    rotateBatches.set(db, kind);
+  }
+  return kind;
+}
+
 /** `make`, called at most once: later calls return its first answer. */
 function once<T>(make: () => T): () => T {
   let made: { value: T } | undefined;
@@ -607,7 +698,11 @@ export function createTokenRepository(db: Kysely<Database>, executor: QueryExecu
     },
 
     rotateRefreshToken(rotation, now) {
-      return executor.run(rotateRefreshPlan(db, rotation, now), { autocommit: () => rotateRefreshAutocommit(db, rotation, now) });
+      return executor.run(rotateRefreshPlan(db, rotation, now), {
+        autocommit: () => rotateRefreshAutocommit(db, rotation, now),
+        // A refresh that narrows its scope reads the granted one first (rotateRefreshAutocommit); the others batch.
+        ...(!rotation.narrowScope && { batch: batched(rotateBatchFor(db), { rotation, now }) }),
+      });
     },
 
     async findRefreshByHash(tokenHash) {
