@@ -5,10 +5,11 @@
  * hits all of them; the figure is server CPU per request (or per flow) from /proc, median over the rounds,
  * which moves far less from run to run on a shared machine than requests per second.
  *
- *   VARIANT   name=NAME[,root=DIR][,env=K=V;K=V][,args=--flag;--flag][,prefill=N]
+ *   VARIANT   name=NAME[,root=DIR][,env=K=V;K=V][,args=--flag;--flag][,prefill=N][,db=postgres]
  *             e.g. name=now  name=info,env=LATCH_LOG_LEVEL=info  name=stgc,args=--single-threaded-gc (args go to node)
  *             prefill=N: N unused codes and N tokens in the database before the first round, as a long-running
  *             server (or the full bench, by its fixed-load runs) has
+ *             db=postgres: Latch on a fresh database of the local PostgreSQL (lib/postgres.mjs) instead of SQLite
  *
  * Environment: COMPARE_SCENARIOS (c,d1,e; also g, the refresh grant; c, d1 and g at a fixed rate, e at saturation
  * with virtual users), COMPARE_ROUNDS (3), COMPARE_SECONDS (5), COMPARE_RATE_C (8000), COMPARE_RATE_D1 (4000; 0 for
@@ -25,6 +26,7 @@ import { buildRequest, runRequests, runVirtualUsers } from './lib/http-load.mjs'
 import { basicAuthorization, ensureLatchBuilt, HOST, mintLatch, REDIRECT_URI, ROOT, setUpLatchData, startLatch } from './lib/latch.mjs';
 import { cpuMilliseconds, stopProcess } from './lib/processes.mjs';
 import { summarize } from './lib/stats.mjs';
+import { createBenchDatabase } from './lib/postgres.mjs';
 
 const env = process.env;
 const SCENARIOS = (env.COMPARE_SCENARIOS ?? 'c,d1,e').split(',');
@@ -34,7 +36,7 @@ const RATE = { c: Number(env.COMPARE_RATE_C ?? 8000), d1: Number(env.COMPARE_RAT
 const log = (message) => process.stderr.write(`${message}\n`);
 
 function parseVariant(text) {
-  const variant = { name: text, root: ROOT, env: {}, nodeArgs: [], prefill: 0 };
+  const variant = { name: text, root: ROOT, env: {}, nodeArgs: [], prefill: 0, db: 'sqlite' };
   for (const part of text.split(',')) {
     const [key, ...rest] = part.split('=');
     const value = rest.join('=');
@@ -42,6 +44,7 @@ function parseVariant(text) {
     else if (key === 'root') variant.root = resolve(value);
     else if (key === 'args') variant.nodeArgs = value.split(';').filter(Boolean);
     else if (key === 'prefill') variant.prefill = Number(value);
+    else if (key === 'db') variant.db = value;
     else if (key === 'env') for (const pair of value.split(';').filter(Boolean)) variant.env[pair.slice(0, pair.indexOf('='))] = pair.slice(pair.indexOf('=') + 1);
     else throw new Error(`unknown variant part ${part}`);
   }
@@ -53,11 +56,15 @@ if (variants.length === 0) variants.push(parseVariant('name=repository'));
 ensureLatchBuilt(log);
 const workDir = mkdtempSync(join(os.tmpdir(), 'latch-compare-'));
 const servers = [];
+const databases = [];
 try {
   for (const variant of variants) {
     const dataDir = join(workDir, variant.name);
-    const setup = setUpLatchData(dataDir, variant.root);
-    const server = await startLatch(variant.name, dataDir, { env: variant.env, root: variant.root, nodeArgs: variant.nodeArgs });
+    const database = variant.db === 'postgres' ? await createBenchDatabase(`compare_${servers.length}`) : undefined;
+    if (database?.skip) throw new Error(`${variant.name}: PostgreSQL ${database.skip}`);
+    if (database) databases.push(database);
+    const setup = setUpLatchData(dataDir, variant.root, database?.databaseUrl);
+    const server = await startLatch(variant.name, dataDir, { env: variant.env, root: variant.root, nodeArgs: variant.nodeArgs, databaseUrl: database?.databaseUrl });
     // COMPARE_SERVER_CPUS=1: the server and all its threads on that CPU list (taskset), e.g. with the client on another.
     if (env.COMPARE_SERVER_CPUS) execFileSync('taskset', ['-a', '-p', '-c', env.COMPARE_SERVER_CPUS, String(server.pid)], { stdio: 'ignore' });
     for (let done = 0; done < variant.prefill; done += 100_000) {
@@ -140,5 +147,6 @@ try {
   }
 } finally {
   for (const { server } of servers) await stopProcess(server.child);
+  for (const database of databases) await database.drop();
   rmSync(workDir, { recursive: true, force: true });
 }

@@ -54,12 +54,3 @@ function TranslatedLocalOutboxHint() {
     </p>
   );
 }
-
-/** The same in English, for the pages not translated yet (the account page). */
-export function LocalOutboxHint() {
-  return (
-    <p class="hint" id="local-outbox-hint">
-      This Latch sends no real mail (LATCH_SMTP_URL is not set): its mail is in the <a href="/dev/outbox">development outbox</a>.
-    </p>
-  );
-}
