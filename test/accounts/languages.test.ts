@@ -7,49 +7,12 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { parse as parseHtml } from 'node-html-parser';
-import { en } from '../../src/i18n/messages/en.js';
-import { de } from '../../src/i18n/messages/de.js';
-import type { Message } from '../../src/i18n/messages/index.js';
-import { inputValue, pageText, TestBrowser, type BrowserResponse } from '../helpers/browser.js';
+import { inputValue, pageText, type BrowserResponse } from '../helpers/browser.js';
+import { htmlLang, LanguageBrowser, wordsLeftOn } from '../helpers/page-language.js';
 import { authorizeUrl, pkcePair } from '../helpers/oauth-flow.js';
 import { linkFromOutbox, submitForm } from '../helpers/pages.js';
 import { enrolAuthenticator, signInWithPassword } from '../helpers/two-step.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
-
-/** The fixed words of a message: its text (each plural form) cut at the placeholders. */
-function fixedWords(message: Message): string[] {
-  const forms = typeof message === 'string' ? [message] : Object.values(message);
-  return forms.flatMap((form) => form.split(/\{\w+\}/)).map((part) => part.trim().replace(/^[.,;:()' ]+|[.,;:()' ]+$/g, '')).filter((part) => part.length >= 4);
-}
-
-/** Everything a person reads or hears on the page: its text and the attributes that are read out or shown. */
-function readableText(html: string): string {
-  const root = parseHtml(html);
-  // Codes (event types, commands, ids) are the same in every language; what a page marks as English is English
-  // on purpose (the developer's details of an error).
-  for (const code of root.querySelectorAll('code, [lang="en"]')) code.remove();
-  for (const option of root.querySelectorAll('option')) if (option.textContent.trim() === option.getAttribute('value')) option.remove();
-  const attributes = root
-    .querySelectorAll('[aria-label], [title], [placeholder], [alt]')
-    .flatMap((element) => ['aria-label', 'title', 'placeholder', 'alt'].map((name) => element.getAttribute(name) ?? ''));
-  return `${pageText(root.toString())} ${attributes.join(' ')}`;
-}
-
-/** The English sentences of the catalogue left on a German page (messages whose German is the same are skipped). */
-function englishLeftOn(html: string): string[] {
-  const text = readableText(html);
-  const left: string[] = [];
-  for (const key of Object.keys(en) as Array<keyof typeof en>) {
-    if (JSON.stringify(en[key]) === JSON.stringify(de[key])) continue;
-    const german = new Set(fixedWords(de[key]));
-    for (const words of fixedWords(en[key])) {
-      if (german.has(words)) continue;
-      const escaped = words.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-      if (new RegExp(`(^|[^\\p{L}\\p{N}])${escaped}($|[^\\p{L}\\p{N}])`, 'u').test(text)) left.push(`${key}: "${words}"`);
-    }
-  }
-  return left;
-}
 
 /** A mail's text without its link (whose path is English: /reset-password). */
 function withoutLinks(text: string): string {
@@ -59,21 +22,7 @@ function withoutLinks(text: string): string {
 /** A German page: lang="de", and no English sentence of the catalogue in it. */
 function assertGerman(page: BrowserResponse, what: string): void {
   assert.equal(htmlLang(page), 'de', `${what}: <html lang>`);
-  assert.deepEqual(englishLeftOn(page.body), [], `${what}: English left on the German page`);
-}
-
-/** A browser whose every request says which languages its person reads. */
-class LanguageBrowser extends TestBrowser {
-  constructor(readonly acceptLanguage: string) {
-    super();
-  }
-  override request(url: string, init: Parameters<TestBrowser['request']>[1] = {}): Promise<BrowserResponse> {
-    return super.request(url, { ...init, headers: { 'accept-language': this.acceptLanguage, ...init.headers } });
-  }
-}
-
-function htmlLang(page: BrowserResponse): string | undefined {
-  return parseHtml(page.body).querySelector('html')?.getAttribute('lang');
+  assert.deepEqual(wordsLeftOn(page.body), [], `${what}: English left on the German page`);
 }
 
 describe('languages', () => {
@@ -198,7 +147,7 @@ describe('languages', () => {
     assert.equal(mail.subject, 'Bestätigen Sie Ihre E-Mail-Adresse für Latch');
     assert.match(mail.text, /^Hallo Jo,$/m);
     assert.match(mail.text, /Der Link funktioniert einmal und ist \d+ (Stunden|Tage|Minuten) lang gültig\./);
-    assert.deepEqual(englishLeftOn(`<p>${mail.subject}\n${withoutLinks(mail.text)}</p>`), []);
+    assert.deepEqual(wordsLeftOn(`<p>${mail.subject}\n${withoutLinks(mail.text)}</p>`), []);
 
     const link = await linkFromOutbox(server, 'jo@example.com', '/verify-email');
     const confirm = await browser.request(link);
@@ -221,7 +170,7 @@ describe('languages', () => {
     assert.ok(mail);
     assert.equal(mail.subject, 'Setzen Sie Ihr Latch-Passwort zurück');
     assert.match(mail.text, /^Hallo Kim,$/m);
-    assert.deepEqual(englishLeftOn(`<p>${mail.subject}\n${withoutLinks(mail.text)}</p>`), []);
+    assert.deepEqual(wordsLeftOn(`<p>${mail.subject}\n${withoutLinks(mail.text)}</p>`), []);
 
     const link = await linkFromOutbox(server, user.email, '/reset-password');
     const reset = await browser.request(link);
@@ -284,7 +233,7 @@ describe('languages', () => {
     const [mail] = (await server.storage.outbox.listRecent(100)).filter((message) => message.to === user.email);
     assert.ok(mail);
     assert.equal(mail.subject, 'Ihrem Latch-Konto wurde eine Authenticator-App hinzugefügt');
-    assert.deepEqual(englishLeftOn(`<p>${mail.subject}\n${withoutLinks(mail.text)}</p>`), []);
+    assert.deepEqual(wordsLeftOn(`<p>${mail.subject}\n${withoutLinks(mail.text)}</p>`), []);
   });
 
   test('RP-initiated logout: its ui_locales chooses the language of the sign-out question', async () => {
