@@ -96,7 +96,7 @@ export interface ConsumeShape {
 /**
  * Single use as one conditional update: whoever flips consumed_at first gets the row; everyone else gets
  * nothing. No read-then-write, so two processes cannot both win. Also the first step of the token
- * repository's one-statement redemption on PostgreSQL (a data-modifying CTE, tokens.ts).
+ * repository's one-statement redemption on PostgreSQL (a data-modifying CTE, tokens-postgres.ts).
  */
 export function consumeUpdate(db: Kysely<Database> | QueryCreator<Database>, p: Parameter<ConsumeValues>, { compareRedirectUri, challenge }: ConsumeShape) {
   let query = db
