@@ -1,4 +1,4 @@
-import { sql, type CompiledQuery, type Kysely, type QueryCreator } from 'kysely';
+import { sql, type CompiledQuery, type Kysely } from 'kysely';
 import type { AuthorizationCodeRow, Database } from '../database.js';
 import type { AuthorizationCode, AuthorizationCodeRepository, ConsumeConditions, NewAuthorizationCode } from '../storage.js';
 import { precompileQuery, type Parameter } from '../precompiled-query.js';
@@ -86,19 +86,19 @@ function* insertCodePlan(db: Kysely<Database>, code: NewAuthorizationCode): Writ
   if (sid !== null) yield addSessionClient(db, { sid, clientId: code.clientId, createdAt: toEpochSeconds(code.createdAt) });
 }
 
-export type ConsumeValues = { codeHash: string; clientId: string; now: number; redirectUri: string; codeChallenge: string };
+type ConsumeValues = { codeHash: string; clientId: string; now: number; redirectUri: string; codeChallenge: string };
 /** Which optional conditions a consume compares: redirect_uri sent or not; a PKCE challenge or none. */
-export interface ConsumeShape {
+interface ConsumeShape {
   compareRedirectUri: boolean;
   challenge: 'equal' | 'none';
 }
 
 /**
  * Single use as one conditional update: whoever flips consumed_at first gets the row; everyone else gets
- * nothing. No read-then-write, so two processes cannot both win. Also the first step of the token
- * repository's one-statement redemption on PostgreSQL (a data-modifying CTE, tokens-postgres.ts).
+ * nothing. No read-then-write, so two processes cannot both win. The token repository's redemption on
+ * PostgreSQL (tokens-postgres.ts) makes the same conditions per exchange of a batch.
  */
-export function consumeUpdate(db: Kysely<Database> | QueryCreator<Database>, p: Parameter<ConsumeValues>, { compareRedirectUri, challenge }: ConsumeShape) {
+function consumeUpdate(db: Kysely<Database>, p: Parameter<ConsumeValues>, { compareRedirectUri, challenge }: ConsumeShape) {
   let query = db
     .updateTable('authorization_codes')
     .set({ consumed_at: p('now') })
@@ -119,13 +119,8 @@ const consumeQueries = {
   withoutRedirectUri: { equal: buildConsume(false, 'equal'), none: buildConsume(false, 'none') },
 };
 
-/** The shape of the consume these conditions ask for. */
-export function consumeShapeOf(conditions: ConsumeConditions): ConsumeShape {
-  return { compareRedirectUri: conditions.redirectUri !== undefined, challenge: conditions.codeChallenge === null ? 'none' : 'equal' };
-}
-
 /** The values of a consume (a compiled form that does not compare redirect_uri or the challenge ignores those). */
-export function consumeValues(conditions: ConsumeConditions, now: Date): ConsumeValues {
+function consumeValues(conditions: ConsumeConditions, now: Date): ConsumeValues {
   return {
     codeHash: conditions.codeHash,
     clientId: conditions.clientId,

@@ -11,7 +11,7 @@ import type { AuthorizationCode, ConsumeConditions, IssuedRefreshToken, Redeemed
 import { fromScopeText, toEpochSeconds, toExpiryEpochSeconds, toScopeText } from './columns.js';
 import { precompileQuery, type Parameter } from '../precompiled-query.js';
 import type { BatchKind, WritePlan } from '../query-executor.js';
-import { consumeShapeOf, consumeUpdate, consumeValues, toAuthorizationCode, type ConsumeShape, type ConsumeValues } from './authorization-codes.js';
+import { toAuthorizationCode } from './authorization-codes.js';
 import { toRefreshToken } from './refresh-token-row.js';
 
 /** The scope a live refresh token was granted (the first step of the rotation's PostgreSQL form). */
@@ -133,132 +133,8 @@ export function* rotateRefreshAutocommit(db: Kysely<Database>, rotation: Refresh
   return { rotated: { ...toRefreshToken(row), rotatedAt: now, successorEncrypted: rotation.successor.encrypted }, scope };
 }
 
-type RedeemValues = ConsumeValues & {
-  tokenHash: string;
-  createdAt: number;
-  expiresAt: number;
-  refreshTokenHash: string;
-  refreshExpiresAt: number;
-  grantExpiresAt: number;
-};
-/**
- * Which codes a one-statement redemption takes: any code and no refresh token (the caller issues none), only
- * codes without offline_access (a refresh token would be due for the others), or the codes with it, with
- * their refresh token.
- */
-type RedeemScope = 'any' | 'without offline_access' | 'with refresh token';
-
-/** The code's stored scope text (space-separated) names offline_access. */
-const hasOfflineAccess = sql<boolean>`(' ' || scope || ' ') like '% offline_access %'`;
-
-/**
- * The redemption as one statement, for PostgreSQL (data-modifying CTEs): consume the code (the same
- * conditional update as authorization-codes.ts consumeStatement) and insert the token(s) from the row it returns. One statement is
- * atomic, so both or neither, without BEGIN and COMMIT; two redemptions of one code race on the update as
- * before, and the loser's inserts see no row.
- */
-function buildRedeemStatement(shape: ConsumeShape, scope: RedeemScope) {
-  return precompileQuery((db, p: Parameter<RedeemValues>) => {
-    const consume = consumeUpdate(db, p, shape);
-    const statement = db
-      .with('consumed', () => (scope === 'any' ? consume : consume.where(hasOfflineAccess, '=', scope === 'with refresh token')).returningAll())
-      .with('access', (qc) =>
-        qc
-          .insertInto('access_tokens')
-          .columns(['token_hash', 'client_id', 'user_id', 'scope', 'grant_id', 'created_at', 'expires_at'])
-          .expression(
-            qc
-              .selectFrom('consumed')
-              // Casts: PostgreSQL types a bare parameter in a select list as text.
-              .select([
-                sql<string>`cast(${p('tokenHash')} as text)`.as('token_hash'),
-                'client_id',
-                'user_id',
-                'scope',
-                'grant_id',
-                sql<number>`cast(${p('createdAt')} as bigint)`.as('created_at'),
-                sql<number>`cast(${p('expiresAt')} as bigint)`.as('expires_at'),
-              ]),
-          ),
-      );
-    if (scope !== 'with refresh token') return statement.selectFrom('consumed').selectAll();
-    return statement
-      .with('refresh', (qc) =>
-        qc
-          .insertInto('refresh_tokens')
-          .columns(['token_hash', 'grant_id', 'client_id', 'user_id', 'scope', 'auth_time', 'sid', 'amr', 'acr', 'created_at', 'expires_at', 'grant_expires_at'])
-          .expression(
-            qc
-              .selectFrom('consumed')
-              .select([
-                sql<string>`cast(${p('refreshTokenHash')} as text)`.as('token_hash'),
-                'grant_id',
-                'client_id',
-                'user_id',
-                'scope',
-                'auth_time',
-                'sid',
-                'amr',
-                'acr',
-                sql<number>`cast(${p('now')} as bigint)`.as('created_at'),
-                sql<number>`cast(${p('refreshExpiresAt')} as bigint)`.as('expires_at'),
-                sql<number>`cast(${p('grantExpiresAt')} as bigint)`.as('grant_expires_at'),
-              ]),
-          ),
-      )
-      .selectFrom('consumed')
-      .selectAll();
-  });
-}
-const redeemStatements = new Map<string, ReturnType<typeof buildRedeemStatement>>();
-function redeemStatementFor(shape: ConsumeShape, scope: RedeemScope) {
-  const key = `${shape.compareRedirectUri}/${shape.challenge}/${scope}`;
-  let statement = redeemStatements.get(key);
-  if (!statement) redeemStatements.set(key, (statement = buildRedeemStatement(shape, scope)));
-  return statement;
-}
-
-/**
- * tokens.ts redeemCodePlan as statements each atomic on their own (query-executor.ts RunOptions, PostgreSQL): one
- * statement for a code without offline_access, or whenever no refresh token is asked for. A refresh token is
- * issued (the caller's `refreshToken()` called) only before the second statement, which can consume only a
- * code the first left because it has offline_access (a code's scope never changes); a code that matches
- * neither costs both statements and is refused as before.
- */
-export function* redeemCodeAutocommit(
-  db: Kysely<Database>,
-  conditions: ConsumeConditions,
-  token: RedeemedAccessToken,
-  now: Date,
-  refreshToken: (() => IssuedRefreshToken) | undefined,
-): WritePlan<AuthorizationCode | null> {
-  const shape = consumeShapeOf(conditions);
-  const values: RedeemValues = {
-    ...consumeValues(conditions, now),
-    tokenHash: token.tokenHash,
-    createdAt: toEpochSeconds(token.createdAt),
-    expiresAt: toExpiryEpochSeconds(token.expiresAt),
-    refreshTokenHash: '',
-    refreshExpiresAt: 0,
-    grantExpiresAt: 0,
-  };
-  const first = ((yield redeemStatementFor(shape, refreshToken ? 'without offline_access' : 'any')(db, values)) as QueryResult<AuthorizationCodeRow>).rows[0];
-  if (first) return toAuthorizationCode(first);
-  if (!refreshToken) return null;
-  const issued = refreshToken();
-  const second = (
-    (yield redeemStatementFor(shape, 'with refresh token')(db, {
-      ...values,
-      refreshTokenHash: issued.tokenHash,
-      refreshExpiresAt: toExpiryEpochSeconds(issued.expiresAt),
-      grantExpiresAt: toExpiryEpochSeconds(issued.grantExpiresAt),
-    })) as QueryResult<AuthorizationCodeRow>
-  ).rows[0];
-  return second ? toAuthorizationCode(second) : null;
-}
-
 /** One code exchange of a batch (redeemCodeBatch): its conditions, its tokens' values, and its refresh token once asked for. */
-interface RedeemInput {
+export interface RedeemInput {
   conditions: ConsumeConditions;
   token: RedeemedAccessToken;
   now: Date;
@@ -282,8 +158,8 @@ type BatchRedeemValues = {
 
 /**
  * The code exchanges of one turn as one statement, for PostgreSQL (postgres-executor.ts batches): every
- * exchange's values as arrays, numbered (`with ordinality`); the same conditional consume as each one's own
- * statement, joined on the code, with redirect_uri compared when the request sent one and the challenge equal
+ * exchange's values as arrays, numbered (`with ordinality`); the conditional consume of authorization-codes.ts
+ * consumeStatement, joined on the code, with redirect_uri compared when the request sent one and the challenge equal
  * (both null without PKCE: `is not distinct from`); then the access tokens, and the refresh tokens of the codes
  * with offline_access, inserted from the rows it consumed. One statement is atomic: all of it or none. Two
  * exchanges of one code in one batch join the same row, which an UPDATE changes once: one wins, as in a race
@@ -361,6 +237,16 @@ const redeemCodeBatch = (db: Kysely<Database>): BatchKind<RedeemInput, Authoriza
     return redeemed;
   },
 });
+
+/**
+ * tokens.ts redeemCodePlan as one statement atomic on its own (query-executor.ts RunOptions, PostgreSQL): the batch
+ * statement for this exchange alone, for an exchange alone in its turn or one whose batch the server refused.
+ */
+export function* redeemCodeAlone(db: Kysely<Database>, input: RedeemInput): WritePlan<AuthorizationCode | null> {
+  const kind = redeemCodeBatchFor(db);
+  const result = (yield kind.statement([input])) as QueryResult<unknown>;
+  return kind.results([input], result)[0] ?? null;
+}
 
 type BatchRotateValues = {
   tokenHashes: string[];

@@ -22,7 +22,7 @@ import { precompileQuery, type Parameter } from '../precompiled-query.js';
 import { batched, type QueryExecutor, type WritePlan } from '../query-executor.js';
 import { consumeStatement, toAuthorizationCode } from './authorization-codes.js';
 import { toRefreshToken } from './refresh-token-row.js';
-import { redeemCodeAutocommit, redeemCodeBatchFor, rotateBatchFor, rotateRefreshAutocommit } from './tokens-postgres.js';
+import { redeemCodeAlone, redeemCodeBatchFor, rotateBatchFor, rotateRefreshAutocommit } from './tokens-postgres.js';
 import { toUser } from './users.js';
 import { deleteRows } from './batched-delete.js';
 import { createServiceTokenMethods, deleteExpiredServiceTokens } from './service-tokens.js';
@@ -236,9 +236,10 @@ export function createTokenRepository(db: Kysely<Database>, executor: QueryExecu
     redeemCode(conditions, token, now, refreshToken) {
       // Asked for once, whichever form runs (a batch that fails runs its exchanges each on its own).
       const askOnce = refreshToken && once(refreshToken);
+      const input = { conditions, token, now, refreshToken: askOnce };
       return executor.run(redeemCodePlan(db, conditions, token, now, askOnce), {
-        autocommit: () => redeemCodeAutocommit(db, conditions, token, now, askOnce),
-        batch: batched(redeemCodeBatchFor(db), { conditions, token, now, refreshToken: askOnce }),
+        autocommit: () => redeemCodeAlone(db, input),
+        batch: batched(redeemCodeBatchFor(db), input),
       });
     },
 
