@@ -28,6 +28,7 @@ import { startServer } from '../server.js';
 import { retryWhileDatabaseUnavailable } from '../storage/database-unavailable.js';
 import { migrateToLatest, openStorage, storageOptionsFromConfig } from '../storage/open-storage.js';
 import { UsageError } from './output.js';
+import { tuneHeapForServing } from './serving-heap.js';
 
 export const SERVE_USAGE = `latch serve [--no-migrate] [--workers N|auto]
                                   Start the server (configuration from the environment; see README).
@@ -75,6 +76,7 @@ export async function runServeCommand(args: string[]): Promise<number> {
 
 /** One server in this process until SIGTERM/SIGINT, then a graceful close (requests in flight finish). */
 async function serveOneProcess(config: Config, options: { migrate: boolean; workerSlot?: number }): Promise<number> {
+  tuneHeapForServing();
   if (options.migrate && !(await prepareUnlessStopped(config, pino({ level: config.logLevel })))) return 0;
   const server = await startServer(config, { migrate: false, ...(options.workerSlot !== undefined && { workerSlot: options.workerSlot }) });
   server.app.log.info(`Latch is serving ${config.issuer} (listening on ${server.url})`);
