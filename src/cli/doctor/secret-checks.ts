@@ -48,8 +48,11 @@ function repeatedPattern(secret: string): number | null {
 export function secretWeakness(secret: string): string | null {
   const length = [...secret].length;
   if (length < MINIMUM_SECRET_LENGTH) return `it is ${length} characters long; Latch needs at least ${MINIMUM_SECRET_LENGTH} and refuses to start`;
-  const lower = secret.toLowerCase();
-  const word = MADE_UP_WORDS.find((candidate) => lower.includes(candidate));
+  // As people type them (lower case, upper case, capitalised): in any mix of cases a random base64 secret holds one
+  // of these about once in a million draws ("…pxIlaTch8…"), and calling that weak would be a false alarm.
+  const word = MADE_UP_WORDS.find((candidate) =>
+    [candidate, candidate.toUpperCase(), candidate[0]!.toUpperCase() + candidate.slice(1)].some((form) => secret.includes(form)),
+  );
   if (word) return `it contains "${word}"`;
   const period = repeatedPattern(secret);
   if (period !== null) return `it repeats a ${period}-character pattern`;
