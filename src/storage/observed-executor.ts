@@ -7,7 +7,7 @@
  * the end of the turn included (sqlite/group-commit.ts), a cached read (cached-storage.ts) never.
  */
 import type { CompiledQuery } from 'kysely';
-import type { QueryExecutor, RunOptions, WritePlan } from './query-executor.js';
+import type { PlanOf, QueryExecutor, RunOptions } from './query-executor.js';
 
 /** read: a select on committed data; write: one statement that writes; transaction: every statement of a plan. */
 export type QueryOperation = 'read' | 'write' | 'transaction';
@@ -42,7 +42,7 @@ export function observedExecutor(executor: QueryExecutor, observer: QueryObserve
       const started = observer.start('write', query);
       return settle(observer, 'write', started, executor.write(query));
     },
-    run<T>(plan: WritePlan<T>, options?: RunOptions<T>) {
+    run<T>(plan: PlanOf<T>, options?: RunOptions<T>) {
       const started = observer.start('transaction', null);
       return settle(observer, 'transaction', started, executor.run(plan, options));
     },

@@ -7,6 +7,8 @@
  * A write of several statements that must happen together is a plan: a generator that yields each compiled
  * statement and receives its result, so that it is written once and each executor runs it its own way (the
  * SQLite engine synchronously inside one group-commit unit, Kysely awaiting each statement in a transaction).
+ * Executors take a plan as the function that starts it (PlanOf), so that one may start it again: the SQLite
+ * group commit runs a batch a second time when one of its units fails (sqlite/group-commit.ts).
  */
 import type { CompiledQuery, Kysely, QueryResult } from 'kysely';
 import type { Database } from './database.js';
@@ -17,6 +19,13 @@ import type { Database } from './database.js';
  * helper generator cost a code exchange measurable CPU and garbage).
  */
 export type WritePlan<T> = Generator<CompiledQuery, T, QueryResult<unknown>>;
+
+/**
+ * A plan as the function that starts it. Each start must write the same, given the same database: a plan
+ * computes from its arguments and the results of its statements only (a value it must not compute twice,
+ * such as a new secret, is made once outside it).
+ */
+export type PlanOf<T> = () => WritePlan<T>;
 
 /**
  * Another way to run a plan's write, for an executor where each statement is a round trip and a transaction
@@ -78,7 +87,7 @@ export interface QueryExecutor {
   /** Runs one statement that writes, atomically on its own. */
   write<Row>(query: CompiledQuery<Row>, options?: WriteOptions): Promise<QueryResult<Row>>;
   /** Runs every statement of a plan or none: a plan that throws writes nothing. */
-  run<T>(plan: WritePlan<T>, options?: RunOptions<T>): Promise<T>;
+  run<T>(plan: PlanOf<T>, options?: RunOptions<T>): Promise<T>;
 }
 
 /** Runs a plan with a synchronous `execute` (the SQLite engine, inside a write unit). */
@@ -99,6 +108,6 @@ export function kyselyExecutor(db: Kysely<Database>): QueryExecutor {
   return {
     read: (query) => db.executeQuery(query),
     write: (query) => db.executeQuery(query),
-    run: (plan) => (db.isTransaction ? runPlanOn(db, plan) : db.transaction().execute((trx) => runPlanOn(trx, plan))),
+    run: (plan) => (db.isTransaction ? runPlanOn(db, plan()) : db.transaction().execute((trx) => runPlanOn(trx, plan()))),
   };
 }

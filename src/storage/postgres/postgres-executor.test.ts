@@ -62,7 +62,7 @@ function* twoStatements(): WritePlan<number> {
 
 test('a plan runs in one transaction on one connection: begin, its statements, commit', async () => {
   const { pool, sent } = recordingPool();
-  assert.equal(await postgresExecutor(pool).run(twoStatements()), 1);
+  assert.equal(await postgresExecutor(pool).run(twoStatements), 1);
   assert.deepEqual(
     sent.map((line) => line.split(' ')[0]),
     ['connect', 'begin', 'update', 'select', 'commit', 'release'],
@@ -71,7 +71,7 @@ test('a plan runs in one transaction on one connection: begin, its statements, c
 
 test('a plan whose statement fails is rolled back and the error reaches the caller', async () => {
   const { pool, sent } = recordingPool((sql) => (sql.startsWith('select') ? new Error('boom') : undefined));
-  await assert.rejects(postgresExecutor(pool).run(twoStatements()), /boom/);
+  await assert.rejects(postgresExecutor(pool).run(twoStatements), /boom/);
   assert.deepEqual(
     sent.map((line) => line.split(' ')[0]),
     ['connect', 'begin', 'update', 'select', 'rollback', 'release'],
@@ -84,7 +84,7 @@ test('a plan that throws between statements is rolled back', async () => {
     yield update();
     throw new Error('refused');
   }
-  await assert.rejects(postgresExecutor(pool).run(refused()), /refused/);
+  await assert.rejects(postgresExecutor(pool).run(refused), /refused/);
   assert.ok(sent.includes('rollback') && !sent.includes('commit'));
 });
 
@@ -100,7 +100,7 @@ test('a plan with an autocommit form runs that form instead: no begin, no commit
     yield update();
     return 'one statement';
   }
-  assert.equal(await postgresExecutor(pool).run(plan(), { autocommit: oneStatement }), 'one statement');
+  assert.equal(await postgresExecutor(pool).run(plan, { autocommit: oneStatement }), 'one statement');
   assert.equal(planStarted, false);
   assert.deepEqual(
     sent.map((line) => line.split(' ')[0]),
@@ -129,7 +129,7 @@ describe('batches: the writes of one kind in one turn go as one statement', () =
     throw new Error('the transactional form must not run');
   }
   const write = (executor: ReturnType<typeof postgresExecutor>, input: string) =>
-    executor.run(unused(), { autocommit: () => alone(input), batch: batched(kind, input) });
+    executor.run(unused, { autocommit: () => alone(input), batch: batched(kind, input) });
   const statements = (sent: string[]) => sent.filter((line) => line !== 'connect' && line !== 'release');
 
   test('three writes of one turn: one statement with all three, each answered with its own result', async () => {

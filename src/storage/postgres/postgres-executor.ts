@@ -166,12 +166,8 @@ export function postgresExecutor(pool: PostgresPool, { prepare = true }: Postgre
     read: (query) => withClient((client) => execute(client, query)),
     write: (query) => withClient((client) => execute(client, query)),
     run: (plan, options) => {
-      if (options?.autocommit) {
-        // The plan's generator was created but never started: nothing of it has run.
-        plan.return(undefined as never);
-        return options.batch ? enqueue(options.batch, options.autocommit) : runEach(options.autocommit());
-      }
-      return runInTransaction(plan);
+      if (options?.autocommit) return options.batch ? enqueue(options.batch, options.autocommit) : runEach(options.autocommit());
+      return runInTransaction(plan());
     },
   };
 }

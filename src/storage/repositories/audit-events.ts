@@ -132,10 +132,10 @@ export function createAuditEventRepository(db: Kysely<Database>, executor: Query
     async insertMany(events, webhooks) {
       if (events.length === 0) return;
       if (webhooks !== undefined && events.some((event) => (webhooks.get(event) ?? []).length > 0)) {
-        await executor.run(insertWithDeliveries(db, events, webhooks), DEFERRABLE);
+        await executor.run(() => insertWithDeliveries(db, events, webhooks), DEFERRABLE);
         return;
       }
-      const statements = [];
+      const statements: CompiledQuery[] = [];
       for (let start = 0; start < events.length; start += ROWS_PER_STATEMENT) {
         statements.push(compileAuditInsert(db, events.slice(start, start + ROWS_PER_STATEMENT).map(toRow)));
       }
@@ -145,9 +145,9 @@ export function createAuditEventRepository(db: Kysely<Database>, executor: Query
       }
       // Several statements: all or none, so that a batch retried after a failure is never written twice.
       await executor.run(
-        (function* (): WritePlan<void> {
+        function* (): WritePlan<void> {
           for (const statement of statements) yield statement;
-        })(),
+        },
         DEFERRABLE,
       );
     },

@@ -166,7 +166,7 @@ export function toAuthorizationCode(row: AuthorizationCodeRow): AuthorizationCod
 export function createAuthorizationCodeRepository(db: Kysely<Database>, executor: QueryExecutor): AuthorizationCodeRepository {
   return {
     async insert(code) {
-      await executor.run(insertCodePlan(db, code));
+      await executor.run(() => insertCodePlan(db, code));
     },
 
     async consume(conditions, now) {

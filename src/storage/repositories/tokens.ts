@@ -234,17 +234,17 @@ export function createTokenRepository(db: Kysely<Database>, executor: QueryExecu
     ...createServiceTokenMethods(db),
 
     redeemCode(conditions, token, now, refreshToken) {
-      // Asked for once, whichever form runs (a batch that fails runs its exchanges each on its own).
+      // Asked for once, whichever form runs and however often (a batch that fails runs its exchanges each on its own; a plan may be started again).
       const askOnce = refreshToken && once(refreshToken);
       const input = { conditions, token, now, refreshToken: askOnce };
-      return executor.run(redeemCodePlan(db, conditions, token, now, askOnce), {
+      return executor.run(() => redeemCodePlan(db, conditions, token, now, askOnce), {
         autocommit: () => redeemCodeAlone(db, input),
         batch: batched(redeemCodeBatchFor(db), input),
       });
     },
 
     rotateRefreshToken(rotation, now) {
-      return executor.run(rotateRefreshPlan(db, rotation, now), {
+      return executor.run(() => rotateRefreshPlan(db, rotation, now), {
         autocommit: () => rotateRefreshAutocommit(db, rotation, now),
         // A refresh that narrows its scope reads the granted one first (rotateRefreshAutocommit); the others batch.
         ...(!rotation.narrowScope && { batch: batched(rotateBatchFor(db), { rotation, now }) }),

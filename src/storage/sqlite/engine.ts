@@ -64,7 +64,7 @@ export function openSqliteEngine(path: string, options: SqliteEngineOptions = {}
         return options?.deferrable ? groupCommit.writeWithNext(unit) : groupCommit.write(unit);
       },
       run: (plan, options) => {
-        const unit = (execute: ExecuteNow) => runPlanNow(plan, execute);
+        const unit = (execute: ExecuteNow) => runPlanNow(plan(), execute);
         return options?.deferrable ? groupCommit.writeWithNext(unit) : groupCommit.write(unit);
       },
     },

@@ -1,6 +1,6 @@
 /**
  * The SQLite group commit (group-commit.ts) on a database file, as served: group commit (one COMMIT for the
- * units of one event-loop round, each in its own savepoint), its isolation from Kysely transactions, what reads
+ * units of one event-loop round, a unit that fails undone alone), its isolation from Kysely transactions, what reads
  * see, and closing. Commits are counted in the WAL file itself (commit frames), not through a mock.
  */
 import assert from 'node:assert/strict';
@@ -15,7 +15,7 @@ import { kyselyExecutor, type WritePlan } from '../query-executor.js';
 import type { Storage } from '../storage.js';
 import { openSqlite } from './connection.js';
 import { openSqliteEngine, type SqliteEngine } from './engine.js';
-import type { SqliteGroupCommit } from './group-commit.js';
+import type { ExecuteNow, SqliteGroupCommit } from './group-commit.js';
 
 /** The engine of a database file, migrated, with its repositories (as open-storage.ts composes them, uncached). */
 async function openEngine(path: string): Promise<{ engine: SqliteEngine; storage: Storage & { db: Kysely<Database> } }> {
@@ -186,6 +186,29 @@ describe('SQLite group commit', () => {
     assert.deepEqual(committedElsewhere(path, [a, b, `${c}-first`, c]), [true, false, false, true]);
   });
 
+  test('units run once when none fails; after a failure the batch runs again in the same commit, each write landing once', async () => {
+    const emails = Array.from({ length: 4 }, () => uniqueEmail('rerun'));
+    const runs = [0, 0, 0, 0];
+    const unit = (i: number, fail = false) => (execute: ExecuteNow) => {
+      runs[i]! += 1;
+      execute(insertUser(storage.db, emails[i]!));
+      if (fail) throw new Error(`unit ${i} fails`);
+      return i;
+    };
+    const before = walCommits(path);
+    assert.deepEqual(await Promise.all([fastPath.write(unit(0)), fastPath.write(unit(1))]), [0, 1]);
+    assert.deepEqual(runs.slice(0, 2), [1, 1], 'one savepoint for the batch: nothing runs twice');
+    const outcomes = await Promise.allSettled([fastPath.write(unit(2)), fastPath.write(unit(3, true))]);
+    assert.deepEqual(
+      outcomes.map((o) => o.status),
+      ['fulfilled', 'rejected'],
+    );
+    assert.deepEqual(runs.slice(2), [2, 2], 'the batch ran again, each unit in a savepoint of its own');
+    assert.equal(walCommits(path) - before, 2, 'one commit per batch, the second run included');
+    // The first run's insert of unit 2 was undone, or its second run would have broken the unique email.
+    assert.deepEqual(committedElsewhere(path, emails), [true, true, true, false]);
+  });
+
   test('a lone unit (no savepoint) that fails after a write of its own writes nothing, and leaves no transaction open', async () => {
     const [failing, taken, next] = [uniqueEmail('lone'), uniqueEmail('taken'), uniqueEmail('next')];
     await fastPath.write((execute) => execute(insertUser(storage.db, taken)));
@@ -319,18 +342,14 @@ describe('SQLite group commit', () => {
     const [first, second, beside] = [uniqueEmail('plan-first'), uniqueEmail('plan-second'), uniqueEmail('plan-beside')];
     const executor = openedEngine.executor;
     const outcomes = await Promise.allSettled([
-      executor.run(
-        (function* () {
-          yield insertUser(storage.db, first);
-          yield insertUser(storage.db, second);
-          throw new Error('abort');
-        })(),
-      ),
-      executor.run(
-        (function* () {
-          return (yield insertUser(storage.db, beside)).numAffectedRows;
-        })(),
-      ),
+      executor.run(function* (): WritePlan<never> {
+        yield insertUser(storage.db, first);
+        yield insertUser(storage.db, second);
+        throw new Error('abort');
+      }),
+      executor.run(function* (): WritePlan<bigint | undefined> {
+        return (yield insertUser(storage.db, beside)).numAffectedRows;
+      }),
     ]);
     assert.deepEqual(
       outcomes.map((o) => o.status),
@@ -343,11 +362,9 @@ describe('SQLite group commit', () => {
     const email = uniqueEmail('plan-in-transaction');
     await assert.rejects(
       storage.db.transaction().execute(async (trx) => {
-        const written = await kyselyExecutor(trx).run(
-          (function* () {
-            return (yield insertUser(trx, email)).numAffectedRows;
-          })(),
-        );
+        const written = await kyselyExecutor(trx).run(function* (): WritePlan<bigint | undefined> {
+          return (yield insertUser(trx, email)).numAffectedRows;
+        });
         assert.equal(written, 1n);
         assert.equal((await trx.executeQuery(selectUser(trx, email))).rows.length, 1, 'the transaction sees its own write');
         throw new Error('abort');

@@ -8,7 +8,7 @@
  *   in WAL mode sees the last committed state without waiting. Either way a read sees committed data only,
  *   never the inside of an open transaction.
  * - Writes are group-committed: every write unit that arrives while the event loop handles one round of I/O
- *   joins one transaction, each unit inside its own savepoint (so a unit that fails undoes only itself), and
+ *   joins one transaction, where a unit that fails undoes only itself (runEachUndoable), and
  *   every caller is answered only after COMMIT returns. Durability is unchanged (the same WAL commit with
  *   the shipped `synchronous` setting, before any response); what is shared is the commit's cost, which
  *   otherwise dominates a code exchange (BEGIN, COMMIT and the WAL frames of every index page touched).
@@ -26,13 +26,25 @@ import { atTurnEnd } from './turn-end.js';
 /** Runs one compiled query on the connection a write unit holds, synchronously. */
 export type ExecuteNow = <Row>(query: CompiledQuery<Row>) => QueryResult<Row>;
 
-/** A write unit: synchronous statements through `execute`; returning a promise is a bug (it would escape the transaction). */
+/**
+ * A write unit: synchronous statements through `execute`; returning a promise is a bug (it would escape the
+ * transaction). A unit may be run twice in one transaction, the first run undone (runEachUndoable): it writes
+ * the same each time, given the same database.
+ */
 export type WriteUnit<T> = (execute: ExecuteNow) => T;
 
 interface Pending {
   unit: WriteUnit<unknown>;
   resolve: (value: unknown) => void;
   reject: (error: unknown) => void;
+}
+
+type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
+
+function runUnit(pending: Pending, execute: ExecuteNow): unknown {
+  const value = pending.unit(execute);
+  if (value instanceof Promise) throw new TypeError('A write unit must be synchronous');
+  return value;
 }
 
 /**
@@ -182,9 +194,6 @@ export class SqliteGroupCommit {
 
   private commit(batch: Pending[]): void {
     const execute = ((query: CompiledQuery) => executeOn(this.writer, query)) as ExecuteNow;
-    // A lone unit needs no savepoint: if it fails, the whole transaction is rolled back, which is all it wrote.
-    const savepoints = batch.length > 1;
-    const outcomes: Array<{ ok: true; value: unknown } | { ok: false; error: unknown }> = [];
     try {
       if (!this.beginWithoutWaiting()) {
         this.retryLater(batch);
@@ -194,21 +203,10 @@ export class SqliteGroupCommit {
       for (const pending of batch) pending.reject(error);
       return;
     }
+    let outcomes: Outcome[];
     try {
-      for (const pending of batch) {
-        if (savepoints) this.run('savepoint latch_unit');
-        try {
-          const value = pending.unit(execute);
-          if (value instanceof Promise) throw new TypeError('A write unit must be synchronous');
-          if (savepoints) this.run('release latch_unit');
-          outcomes.push({ ok: true, value });
-        } catch (error) {
-          if (!savepoints) throw error;
-          this.run('rollback to latch_unit');
-          this.run('release latch_unit');
-          outcomes.push({ ok: false, error });
-        }
-      }
+      // A lone unit needs no savepoint: if it fails, the whole transaction is rolled back, which is all it wrote.
+      outcomes = batch.length === 1 ? [{ ok: true, value: runUnit(batch[0]!, execute) }] : this.runEachUndoable(batch, execute);
       this.run('commit');
     } catch (error) {
       // The transaction failed (disk full, I/O error), or its lone unit did: nothing of this batch was written.
@@ -225,6 +223,42 @@ export class SqliteGroupCommit {
       if (outcome.ok) pending.resolve(outcome.value);
       else pending.reject(outcome.error);
     });
+  }
+
+  /**
+   * The units of a batch, so that one that fails undoes only itself. First all of them inside one savepoint:
+   * a savepoint of each unit's own would make SQLite copy every page a unit first changes into that
+   * savepoint's journal, and the units of a batch change the same few pages (the ends of the token tables'
+   * indexes) one after another: a fifth of SQLite's work on a refresh (BENCHMARKS.md, "One savepoint per
+   * batch"). A unit that fails is rare (a scope refused inside a plan, a row that cannot be stored): then
+   * that savepoint is rolled back and the batch runs again, each unit in a savepoint of its own, so that only
+   * the one at fault fails. The write lock is held throughout, and a unit writes the same on either run (its
+   * plan starts anew, query-executor.ts PlanOf).
+   */
+  private runEachUndoable(batch: Pending[], execute: ExecuteNow): Outcome[] {
+    this.run('savepoint latch_batch');
+    try {
+      const outcomes: Outcome[] = batch.map((pending) => ({ ok: true, value: runUnit(pending, execute) }));
+      this.run('release latch_batch');
+      return outcomes;
+    } catch {
+      // Throws in turn when SQLite has already rolled the whole transaction back (disk full, I/O error).
+      this.run('rollback to latch_batch');
+    }
+    const outcomes: Outcome[] = [];
+    for (const pending of batch) {
+      this.run('savepoint latch_unit');
+      try {
+        outcomes.push({ ok: true, value: runUnit(pending, execute) });
+        this.run('release latch_unit');
+      } catch (error) {
+        this.run('rollback to latch_unit');
+        this.run('release latch_unit');
+        outcomes.push({ ok: false, error });
+      }
+    }
+    this.run('release latch_batch');
+    return outcomes;
   }
 
   /**
