@@ -67,6 +67,16 @@ export function batched<I, T>(kind: BatchKind<I, T>, input: I): BatchedWrite<T> 
   return { kind: kind as BatchKind<unknown, T>, input };
 }
 
+/**
+ * A batch kind's statement for one write alone, as its `autocommit` form: one statement, atomic on its own, for
+ * a write alone in its turn or one whose batch the server refused. One statement to keep right per kind of
+ * write instead of two.
+ */
+export function* aloneInBatch<I, T>(kind: BatchKind<I, T>, input: I): WritePlan<T> {
+  const result = (yield kind.statement([input])) as QueryResult<unknown>;
+  return kind.results([input], result)[0]!;
+}
+
 export interface WriteOptions {
   /**
    * The write may wait a moment for a commit that happens anyway (the SQLite engine's group commit,

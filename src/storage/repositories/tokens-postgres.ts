@@ -104,9 +104,10 @@ const rotateRefreshStatement = precompileQuery(
 );
 
 /**
- * tokens.ts rotateRefreshPlan in two statements each atomic on their own (query-executor.ts RunOptions, PostgreSQL):
- * read the granted scope and narrow it (a refusal writes nothing, as in the plan), then rotate and insert in
- * one statement, which also checks that scope.
+ * tokens.ts rotateRefreshPlan for a refresh that narrows its scope (`scope` asked), in two statements each atomic
+ * on their own (query-executor.ts RunOptions, PostgreSQL): read the granted scope and narrow it (a refusal writes
+ * nothing, as in the plan), then rotate and insert in one statement, which also checks that scope. A refresh
+ * that keeps its whole scope runs the batch statement instead, alone or with the others of its turn.
  */
 export function* rotateRefreshAutocommit(db: Kysely<Database>, rotation: RefreshRotation, now: Date): WritePlan<{ rotated: RefreshToken; scope: string[] } | null> {
   const found = ((yield findRefreshScope(db, { tokenHash: rotation.tokenHash, clientId: rotation.clientId })) as QueryResult<{ scope: string }>).rows[0];
@@ -237,16 +238,6 @@ const redeemCodeBatch = (db: Kysely<Database>): BatchKind<RedeemInput, Authoriza
     return redeemed;
   },
 });
-
-/**
- * tokens.ts redeemCodePlan as one statement atomic on its own (query-executor.ts RunOptions, PostgreSQL): the batch
- * statement for this exchange alone, for an exchange alone in its turn or one whose batch the server refused.
- */
-export function* redeemCodeAlone(db: Kysely<Database>, input: RedeemInput): WritePlan<AuthorizationCode | null> {
-  const kind = redeemCodeBatchFor(db);
-  const result = (yield kind.statement([input])) as QueryResult<unknown>;
-  return kind.results([input], result)[0] ?? null;
-}
 
 type BatchRotateValues = {
   tokenHashes: string[];

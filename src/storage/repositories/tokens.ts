@@ -19,10 +19,10 @@ import type {
 } from '../storage.js';
 import { fromEpochSeconds, fromNullableEpochSeconds, fromScopeText, toEpochSeconds, toExpiryEpochSeconds, toScopeText } from './columns.js';
 import { precompileQuery, type Parameter } from '../precompiled-query.js';
-import { batched, type QueryExecutor, type WritePlan } from '../query-executor.js';
+import { aloneInBatch, batched, type QueryExecutor, type WritePlan } from '../query-executor.js';
 import { consumeStatement, toAuthorizationCode } from './authorization-codes.js';
 import { toRefreshToken } from './refresh-token-row.js';
-import { redeemCodeAlone, redeemCodeBatchFor, rotateBatchFor, rotateRefreshAutocommit } from './tokens-postgres.js';
+import { redeemCodeBatchFor, rotateBatchFor, rotateRefreshAutocommit } from './tokens-postgres.js';
 import { toUser } from './users.js';
 import { deleteRows } from './batched-delete.js';
 import { createServiceTokenMethods, deleteExpiredServiceTokens } from './service-tokens.js';
@@ -234,21 +234,26 @@ export function createTokenRepository(db: Kysely<Database>, executor: QueryExecu
     ...createServiceTokenMethods(db),
 
     redeemCode(conditions, token, now, refreshToken) {
-      // Asked for once, whichever form runs and however often (a batch that fails runs its exchanges each on its own; a plan may be started again).
+      // Asked for once, whichever form runs and however often (a batch that fails runs its exchanges each on
+      // its own; a plan may be started again).
       const askOnce = refreshToken && once(refreshToken);
       const input = { conditions, token, now, refreshToken: askOnce };
       return executor.run(() => redeemCodePlan(db, conditions, token, now, askOnce), {
-        autocommit: () => redeemCodeAlone(db, input),
+        autocommit: () => aloneInBatch(redeemCodeBatchFor(db), input),
         batch: batched(redeemCodeBatchFor(db), input),
       });
     },
 
     rotateRefreshToken(rotation, now) {
-      return executor.run(() => rotateRefreshPlan(db, rotation, now), {
-        autocommit: () => rotateRefreshAutocommit(db, rotation, now),
-        // A refresh that narrows its scope reads the granted one first (rotateRefreshAutocommit); the others batch.
-        ...(!rotation.narrowScope && { batch: batched(rotateBatchFor(db), { rotation, now }) }),
-      });
+      const input = { rotation, now };
+      // A refresh that narrows its scope reads the granted one first (rotateRefreshAutocommit); the others are
+      // the batch statement, alone or with the refreshes of their turn.
+      return executor.run(
+        () => rotateRefreshPlan(db, rotation, now),
+        rotation.narrowScope
+          ? { autocommit: () => rotateRefreshAutocommit(db, rotation, now) }
+          : { autocommit: () => aloneInBatch(rotateBatchFor(db), input), batch: batched(rotateBatchFor(db), input) },
+      );
     },
 
     async findRefreshByHash(tokenHash) {
