@@ -9,7 +9,6 @@
  * developer console, is asked for consent, and finally signs out through an app.
  */
 import assert from 'node:assert/strict';
-import { createServer } from 'node:net';
 import { after, before, describe, test, type TestContext } from 'node:test';
 import { Secret, TOTP } from 'otpauth';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
@@ -24,17 +23,6 @@ const EMAIL = 'mary@example.com';
 const PASSWORD = 'correct horse battery staple';
 const RP_CALLBACK = 'https://rp.example.test/callback';
 const VIEWPORT = { width: 1000, height: 800 };
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
-}
 
 /**
  * Screenshot first (a failing check still leaves the picture of the page), then axe. The minor and moderate
@@ -88,9 +76,8 @@ describe('accessibility of every page (axe-core in Chromium)', () => {
 
   before(async () => {
     if (skipWithoutChromium) return;
-    const port = String(await freePort());
-    origin = `http://localhost:${port}`;
-    latch = await startTestServer({ env: { PORT: port, LATCH_ISSUER: origin } });
+    latch = await startTestServer({ issuerHost: 'localhost' });
+    origin = latch.config.issuer;
     browser = await launchChromium();
     context = await newContext();
     page = await context.newPage();

@@ -6,7 +6,6 @@
  * page under test-artifacts/screenshots/.
  */
 import assert from 'node:assert/strict';
-import { createServer } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { Secret, TOTP } from 'otpauth';
 import type { Browser, BrowserContext, CDPSession, Page } from 'playwright-core';
@@ -15,17 +14,6 @@ import { launchChromium, screenshot, skipWithoutChromium } from '../helpers/chro
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 
 const browserTest = (name: string, fn: () => Promise<void>) => test(name, { skip: skipWithoutChromium }, fn);
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
-}
 
 describe('passkeys in a real browser', () => {
   let latch: TestServer;
@@ -40,9 +28,8 @@ describe('passkeys in a real browser', () => {
 
   before(async () => {
     if (skipWithoutChromium) return;
-    const port = String(await freePort());
-    origin = `http://localhost:${port}`;
-    latch = await startTestServer({ env: { PORT: port, LATCH_ISSUER: origin } });
+    latch = await startTestServer({ issuerHost: 'localhost' });
+    origin = latch.config.issuer;
     browser = await launchChromium();
     context = await browser.newContext({ viewport: { width: 1000, height: 800 } });
     // Chromium's virtual authenticator answers a conditional (autofill) passkey request at once, as if the person

@@ -9,7 +9,6 @@
  */
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
@@ -39,17 +38,6 @@ function pngSize(file: string): { width: number; height: number } {
   return { width: data.readUInt32BE(16), height: data.readUInt32BE(20) };
 }
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
-}
-
 describe('the README screenshots', () => {
   test('docs/screenshots has each main page, a PNG 1000 px wide (LATCH_UPDATE_SCREENSHOTS=1 makes them anew)', { skip: updating && 'making them anew' }, () => {
     for (const name of SCREENSHOTS) {
@@ -70,9 +58,8 @@ describe('the README screenshots', () => {
     let origin: string;
 
     before(async () => {
-      const port = String(await freePort());
-      origin = `http://localhost:${port}`;
-      latch = await startTestServer({ env: { PORT: port, LATCH_ISSUER: origin } });
+      latch = await startTestServer({ issuerHost: 'localhost' });
+      origin = latch.config.issuer;
       browser = await launchChromium();
       const context = await browser.newContext({ viewport: { width: WIDTH, height: 760 }, userAgent: DESKTOP_CHROME });
       context.setDefaultTimeout(10_000);

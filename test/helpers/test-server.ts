@@ -50,6 +50,11 @@ export interface TestServerOptions {
   migrate?: boolean;
   /** On PostgreSQL: use this existing schema (kept at stop) instead of a fresh one. */
   postgresSchema?: string;
+  /**
+   * The issuer's host, with the port chosen here (default 127.0.0.1): `localhost` for WebAuthn, which refuses an IP
+   * address as relying-party id. Better than naming a PORT, which cannot be chosen again when another process takes it.
+   */
+  issuerHost?: string;
 }
 
 /** The database the tests run on, from `LATCH_TEST_DATABASE`. */
@@ -102,7 +107,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
       ...database.env,
       PORT: port,
       HOST: '127.0.0.1',
-      LATCH_ISSUER: `http://127.0.0.1:${port}`,
+      LATCH_ISSUER: `http://${options.issuerHost ?? '127.0.0.1'}:${port}`,
       LATCH_LOG_LEVEL: process.env.LATCH_LOG_LEVEL ?? 'silent',
       ...options.env,
     });
