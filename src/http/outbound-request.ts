@@ -12,7 +12,7 @@
  *   connection is dropped; no connection is reused (no agent), so nothing outlives the request.
  */
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
-import { request as httpRequest, type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
+import { request as httpRequest, type ClientRequest, type IncomingHttpHeaders, type IncomingMessage, type OutgoingHttpHeaders } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
 import { judgeAddress, type RefusedRange } from './outbound-address.js';
@@ -143,60 +143,83 @@ export interface OutboundBody {
   headers?: Readonly<Record<string, string>>;
 }
 
-/** POSTs `body` to `url`, with the same guard and deadline as postForm; resolves with the status of any answer. */
-export async function postBody(url: string, { contentType, body, headers = {} }: OutboundBody, options: OutboundOptions): Promise<OutboundResponse> {
+/** The target, after judging an IP-literal host here: it is connected to without any lookup for the guard to see. */
+function guardedTarget(url: string, options: OutboundOptions): URL {
   const target = parseTarget(url);
-  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-  const maxResponseBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
-  // An IP-literal host is connected to without any lookup: judge it here.
   const host = target.hostname.replace(/^\[(.*)\]$/, '$1');
   if (isIP(host) !== 0 && !options.allowPrivateAddresses) {
     const verdict = judgeAddress(host);
     if (!verdict.allowed) throw refusal(host, verdict.range);
   }
+  return target;
+}
 
-  return new Promise<OutboundResponse>((resolve, reject) => {
-    let failure: OutboundRequestError | undefined;
-    let status: number | undefined;
-    let settled = false;
-    const settle = (outcome: () => void) => {
+/** One request under way through the guard, and how it ends. */
+interface GuardedExchange {
+  request: ClientRequest;
+  /** Ends the exchange once: clears the deadline, drops the connection, then runs `outcome`; later calls do nothing. */
+  settle(outcome: () => void): void;
+  /** What a failed request rejects with: the guard's refusal when it refused every address, else a network failure. */
+  requestFailure(error: NodeJS.ErrnoException): OutboundRequestError;
+}
+
+/**
+ * Starts a request to `target` through the guarded lookup, with no agent (so no redirects followed and nothing
+ * reused) and Latch's user agent, and arms the one deadline (`onDeadline`, which settles it as the caller sees fit).
+ */
+function startGuarded(target: URL, method: 'GET' | 'POST', headers: OutgoingHttpHeaders, options: OutboundOptions, onDeadline: () => void): GuardedExchange {
+  let refused: OutboundRequestError | undefined;
+  let settled = false;
+  const request = (target.protocol === 'https:' ? httpsRequest : httpRequest)(target, {
+    method,
+    agent: false,
+    lookup: guardedLookup(options.resolve ?? systemResolver, options.allowPrivateAddresses, (error) => {
+      refused = error;
+    }),
+    headers: { ...headers, 'user-agent': USER_AGENT },
+  });
+  const deadline = setTimeout(onDeadline, options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
+  return {
+    request,
+    settle(outcome) {
       if (settled) return;
       settled = true;
       clearTimeout(deadline);
       request.destroy();
       outcome();
-    };
-    const request = (target.protocol === 'https:' ? httpsRequest : httpRequest)(target, {
-      method: 'POST',
-      agent: false,
-      lookup: guardedLookup(options.resolve ?? systemResolver, options.allowPrivateAddresses, (error) => {
-        failure = error;
-      }),
-      headers: {
-        ...headers,
-        'content-type': contentType,
-        'content-length': Buffer.byteLength(body),
-        'user-agent': USER_AGENT,
-        accept: '*/*',
-      },
-    });
+    },
+    requestFailure: (error) =>
+      refused ?? new OutboundRequestError({ kind: 'network', code: error.code ?? 'ERROR' }, `the request to ${target.host} failed (${error.code ?? error.message})`, { cause: error }),
+  };
+}
+
+/** POSTs `body` to `url`, with the same guard and deadline as postForm; resolves with the status of any answer. */
+export async function postBody(url: string, { contentType, body, headers = {} }: OutboundBody, options: OutboundOptions): Promise<OutboundResponse> {
+  const target = guardedTarget(url, options);
+  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const maxResponseBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
+
+  return new Promise<OutboundResponse>((resolve, reject) => {
+    let status: number | undefined;
     // One deadline for everything; once the status is in, a body that is still trickling is simply dropped.
-    const deadline = setTimeout(() => {
-      if (status !== undefined) settle(() => resolve({ status: status! }));
-      else settle(() => reject(new OutboundRequestError({ kind: 'timeout', timeoutMs }, `no answer within ${timeoutMs / 1000} s`)));
-    }, timeoutMs);
+    const exchange = startGuarded(
+      target,
+      'POST',
+      { ...headers, 'content-type': contentType, 'content-length': Buffer.byteLength(body), accept: '*/*' },
+      options,
+      () => {
+        if (status !== undefined) exchange.settle(() => resolve({ status: status! }));
+        else exchange.settle(() => reject(new OutboundRequestError({ kind: 'timeout', timeoutMs }, `no answer within ${timeoutMs / 1000} s`)));
+      },
+    );
+    const { request, settle } = exchange;
     request.on('response', (response) => {
       status = response.statusCode ?? 0;
       void drainSome(response, maxResponseBytes).then(() => settle(() => resolve({ status: status! })));
     });
     request.on('error', (error: NodeJS.ErrnoException) => {
-      if (status !== undefined) {
-        settle(() => resolve({ status: status! }));
-        return;
-      }
-      settle(() =>
-        reject(failure ?? new OutboundRequestError({ kind: 'network', code: error.code ?? 'ERROR' }, `the request to ${target.host} failed (${error.code ?? error.message})`, { cause: error })),
-      );
+      if (status !== undefined) settle(() => resolve({ status: status! }));
+      else settle(() => reject(exchange.requestFailure(error)));
     });
     request.end(body);
   });
@@ -216,38 +239,16 @@ export interface OutboundDocument {
  * cut short, so that a truncated document is never mistaken for a whole one.
  */
 export async function getDocument(url: string, accept: string, options: OutboundOptions): Promise<OutboundDocument> {
-  const target = parseTarget(url);
+  const target = guardedTarget(url, options);
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const limit = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
-  const host = target.hostname.replace(/^\[(.*)\]$/, '$1');
-  if (isIP(host) !== 0 && !options.allowPrivateAddresses) {
-    const verdict = judgeAddress(host);
-    if (!verdict.allowed) throw refusal(host, verdict.range);
-  }
   const tooLarge = () => new OutboundRequestError({ kind: 'too_large', limitBytes: limit }, `the response is larger than ${limit} bytes`);
 
   return new Promise<OutboundDocument>((resolve, reject) => {
-    let failure: OutboundRequestError | undefined;
-    let settled = false;
-    const settle = (outcome: () => void) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(deadline);
-      request.destroy();
-      outcome();
-    };
-    const request = (target.protocol === 'https:' ? httpsRequest : httpRequest)(target, {
-      method: 'GET',
-      agent: false,
-      lookup: guardedLookup(options.resolve ?? systemResolver, options.allowPrivateAddresses, (error) => {
-        failure = error;
-      }),
-      headers: { 'user-agent': USER_AGENT, accept },
-    });
-    const deadline = setTimeout(
-      () => settle(() => reject(new OutboundRequestError({ kind: 'timeout', timeoutMs }, `no complete answer within ${timeoutMs / 1000} s`))),
-      timeoutMs,
+    const exchange = startGuarded(target, 'GET', { accept }, options, () =>
+      exchange.settle(() => reject(new OutboundRequestError({ kind: 'timeout', timeoutMs }, `no complete answer within ${timeoutMs / 1000} s`))),
     );
+    const { request, settle } = exchange;
     request.on('response', (response) => {
       const status = response.statusCode ?? 0;
       const declared = Number(response.headers['content-length']);
@@ -267,11 +268,7 @@ export async function getDocument(url: string, accept: string, options: Outbound
         settle(() => reject(new OutboundRequestError({ kind: 'network', code: error.code ?? 'ERROR' }, `the response from ${target.host} broke off (${error.code ?? error.message})`, { cause: error }))),
       );
     });
-    request.on('error', (error: NodeJS.ErrnoException) => {
-      settle(() =>
-        reject(failure ?? new OutboundRequestError({ kind: 'network', code: error.code ?? 'ERROR' }, `the request to ${target.host} failed (${error.code ?? error.message})`, { cause: error })),
-      );
-    });
+    request.on('error', (error: NodeJS.ErrnoException) => settle(() => reject(exchange.requestFailure(error))));
     request.end();
   });
 }
