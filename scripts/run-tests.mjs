@@ -4,6 +4,7 @@
 // `npm test -- path/to/file.test.ts …` runs only those files.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 function findTests(dir) {
@@ -97,6 +98,16 @@ const result = spawnSync(
       : []),
     ...files,
   ],
-  { stdio: 'inherit', env: { ...process.env, LATCH_LOG_LEVEL: process.env.LATCH_LOG_LEVEL ?? 'silent' } },
+  {
+    stdio: 'inherit',
+    env: {
+      ...process.env,
+      LATCH_LOG_LEVEL: process.env.LATCH_LOG_LEVEL ?? 'silent',
+      // Node 22.1+: compiled code kept on disk for every process of the suite (test files, latch serve, the CLI),
+      // which start a few hundred times and load the same modules; about a tenth less CPU at each start. Node 20
+      // ignores it.
+      NODE_COMPILE_CACHE: process.env.NODE_COMPILE_CACHE ?? join(tmpdir(), 'node-compile-cache'),
+    },
+  },
 );
 process.exit(result.status ?? 1);
