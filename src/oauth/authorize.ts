@@ -33,6 +33,7 @@ import { isMetadataDocumentClientId } from '../clients/metadata-document.js';
 import { verifyIdTokenHint } from './request/id-token-hint.js';
 import { AUTHENTICATED_AFTER_PARAM } from './request/oidc-request.js';
 import type { RawParams } from '../http/form-body.js';
+import { consentScope } from './request/consent-scope.js';
 import { includesAll } from './request/scope.js';
 import { findRequestedResources, readResourceParams } from './request/resource.js';
 
@@ -195,7 +196,7 @@ export function registerAuthorizeRoutes(app: FastifyInstance, { storage, config,
     }
 
     const consent = await storage.consents.find(user.id, authorization.client.clientId);
-    const hasConsent = consent !== null && includesAll(consent.scope, authorization.scope);
+    const hasConsent = consent !== null && includesAll(consent.scope, consentScope(authorization.scope, authorization.resources));
     if (hasConsent && !authorization.prompt.has('consent')) {
       return redirectWithCode(request, reply, authorization, current!, 302);
     }
@@ -252,7 +253,7 @@ export function registerAuthorizeRoutes(app: FastifyInstance, { storage, config,
       return reply.redirect(`/oauth2/authorize?${rawQuery}`, 303);
     }
 
-    await storage.consents.grant(current.user.id, authorization.client.clientId, authorization.scope, new Date());
+    await storage.consents.grant(current.user.id, authorization.client.clientId, consentScope(authorization.scope, authorization.resources), new Date());
     audit.record(request, { type: 'consent.granted', userId: current.user.id, clientId: authorization.client.clientId, details: { scope: authorization.scope } });
     return redirectWithCode(request, reply, authorization, current, 303);
   });

@@ -58,7 +58,7 @@ for (const database of ['sqlite', 'postgres'] as const) {
     after(async () => server.stop());
 
     /** The authorization request with these pairs (resource may repeat), through sign-in; the consent page or the redirect. */
-    async function startAuthorization(pairs: Array<[string, string]>): Promise<{ page: BrowserResponse; verifier: string }> {
+    async function startAuthorization(pairs: Array<[string, string]>, { askAgain = true } = {}): Promise<{ page: BrowserResponse; verifier: string }> {
       const { verifier, challenge } = pkcePair();
       const url = new URL('/oauth2/authorize', server.baseUrl);
       const all: Array<[string, string]> = [
@@ -68,7 +68,7 @@ for (const database of ['sqlite', 'postgres'] as const) {
         ['state', 'st'],
         ['code_challenge', challenge],
         ['code_challenge_method', 'S256'],
-        ['prompt', 'consent'],
+        ...(askAgain ? [['prompt', 'consent'] as [string, string]] : []),
         ...pairs,
       ];
       for (const [name, value] of all) url.searchParams.append(name, value);
@@ -246,6 +246,26 @@ for (const database of ['sqlite', 'postgres'] as const) {
       );
       assert.equal(other.searchParams.get('error'), 'invalid_scope');
       assert.match(other.searchParams.get('error_description') ?? '', /calendar:read/);
+    });
+
+    test("a consent is remembered per API: allowing one API's read does not allow another API's read", async () => {
+      const photos = 'https://photos.example.com/';
+      const files = 'https://files.example.com/';
+      for (const identifier of [photos, files]) {
+        const created = await cli(['resource', 'create', '--identifier', identifier, '--scope', 'read']);
+        assert.equal(created.code, 0, created.stderr);
+      }
+      await codeFor([['resource', photos], ['scope', 'read']]);
+      // The same API again: remembered, so straight back to the app with a code.
+      const same = redirectOf((await startAuthorization([['resource', photos], ['scope', 'read']], { askAgain: false })).page);
+      assert.ok(same.searchParams.get('code'), same.href);
+      // Another API's scope of the same name: the person is asked, and the page names that API.
+      const other = (await startAuthorization([['resource', files], ['scope', 'read']], { askAgain: false })).page;
+      assert.equal(other.status, 200, other.body.slice(0, 300));
+      assert.match(pageText(other.body), /files\.example\.com/);
+      // Both APIs at once: the one allowed does not stand in for the other.
+      const both = (await startAuthorization([['resource', photos], ['resource', files], ['scope', 'read']], { askAgain: false })).page;
+      assert.equal(both.status, 200, both.body.slice(0, 300));
     });
 
     test('at the token endpoint: a resource the authorization did not name, two resources, or an unknown one is invalid_target, and the code stays usable', async () => {
