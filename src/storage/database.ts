@@ -296,6 +296,8 @@ export interface DeviceAuthorizationsTable {
   decided_at: number | null;
   created_at: number;
   expires_at: number;
+  /** The APIs the request named with `resource` (RFC 8707), space-separated; '' for none. */
+  resources: Generated<string>;
 }
 
 export interface WebhooksTable {

@@ -849,6 +849,8 @@ export interface DeviceAuthorization {
   decidedAt: Date | null;
   createdAt: Date;
   expiresAt: Date;
+  /** The registered APIs the request named with `resource` (RFC 8707 §2), in the order named; empty for most. */
+  resources: string[];
 }
 export type NewDeviceAuthorization = Omit<DeviceAuthorization, 'lastPolledAt' | 'status' | 'userId' | 'decidedAt'>;
 

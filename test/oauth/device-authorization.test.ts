@@ -221,6 +221,49 @@ for (const database of ['sqlite', 'postgres'] as const) {
       assert.ok(!('refresh_token' in tokens.body));
     });
 
+    test('resource (RFC 8707): the API the device named is on the consent page, and its token is a JWT for it; another API is invalid_target', async () => {
+      const notes = 'https://notes.device.example/';
+      const photos = 'https://photos.device.example/';
+      for (const [identifier, name, scope] of [[notes, 'Notes API', 'notes:read'], [photos, 'Photos API', 'photos:read']] as const) {
+        assert.equal(await server.storage.resourceServers.insert({ identifier, name, scope: [scope], createdAt: new Date() }), true);
+      }
+      // At the device authorization request, as at the authorization endpoint: registered APIs only, and their scopes only with them.
+      const unknown = await requestDeviceAuthorization(cliTool, { scope: 'openid', resource: 'https://unknown.device.example/' });
+      assert.equal(unknown.status, 400, unknown.text);
+      assert.equal(unknown.body.error, 'invalid_target');
+      const scopeWithoutApi = await requestDeviceAuthorization(cliTool, { scope: 'notes:read' });
+      assert.equal(scopeWithoutApi.status, 400, scopeWithoutApi.text);
+      assert.equal(scopeWithoutApi.body.error, 'invalid_scope');
+
+      const started = await requestDeviceAuthorization(cliTool, { scope: 'openid notes:read offline_access', resource: notes });
+      assert.equal(started.status, 200, started.text);
+      const deviceCode = started.body.device_code as string;
+      const pollFor = (resource: string) => postToken(server.baseUrl, { form: { grant_type: DEVICE_GRANT, device_code: deviceCode, client_id: cliTool.clientId, resource } });
+      assert.equal((await pollFor(notes)).body.error, 'authorization_pending');
+      await sleep(WAIT_MS);
+
+      const consent = await enterCode(browser, started.body.user_code as string);
+      assert.equal(consent.status, 200, consent.body.slice(0, 300));
+      assert.match(pageText(consent.body), /Notes API/);
+      assert.equal((await decide(browser, consent, 'allow')).status, 200);
+
+      const otherApi = await pollFor(photos);
+      assert.equal(otherApi.status, 400, otherApi.text);
+      assert.equal(otherApi.body.error, 'invalid_target');
+      assert.match(otherApi.body.error_description as string, /not named in the authorization request/);
+
+      const tokens = await pollFor(notes);
+      assert.equal(tokens.status, 200, tokens.text);
+      const payload = decodeJwtPayload(tokens.body.access_token as string);
+      assert.equal(payload.aud, notes);
+      assert.equal(payload.scope, 'notes:read');
+      assert.equal(payload.client_id, cliTool.clientId);
+      // The refresh token keeps the grant's APIs (RFC 8707 §2.2): a refresh for the API gives a JWT for it again.
+      const refreshed = await postToken(server.baseUrl, { form: { grant_type: 'refresh_token', refresh_token: tokens.body.refresh_token as string, client_id: cliTool.clientId, resource: notes } });
+      assert.equal(refreshed.status, 200, refreshed.text);
+      assert.equal(decodeJwtPayload(refreshed.body.access_token as string).aud, notes);
+    });
+
     test('slow_down: a poll sooner than the interval raises it by 5 seconds for every later poll', async () => {
       const started = await startDevice(cliTool);
       assert.equal((await poll(cliTool, started.device_code)).body.error, 'authorization_pending');

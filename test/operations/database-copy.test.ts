@@ -54,7 +54,7 @@ describe('latch db copy from SQLite to PostgreSQL', { skip }, () => {
       const failed = await exchangeCode(sqliteServer.baseUrl, client, { grant_type: 'authorization_code', code: 'not-a-code', code_verifier: verifier });
       assert.equal(failed.status, 400);
       // A device waiting for its person (RFC 8628): only hashes, carried over.
-      const deviceWaiting = { deviceCodeHash: 'copied-device-code-hash', userCodeHash: 'copied-user-code-hash', clientId: client.clientId, scope: ['openid'], intervalSeconds: 5, createdAt: new Date(), expiresAt: new Date(Date.now() + 600_000) };
+      const deviceWaiting = { deviceCodeHash: 'copied-device-code-hash', userCodeHash: 'copied-user-code-hash', clientId: client.clientId, scope: ['openid'], intervalSeconds: 5, createdAt: new Date(), expiresAt: new Date(Date.now() + 600_000), resources: ['https://api.example.com/'] };
       assert.equal(await sqliteServer.storage.deviceAuthorizations.insert(deviceWaiting), true);
       const secret = readFileSync(join(sqliteServer.dataDir, 'secret'), 'utf8').trim();
       const sqliteUrl = sqliteServer.config.databaseUrl;
@@ -73,7 +73,9 @@ describe('latch db copy from SQLite to PostgreSQL', { skip }, () => {
       assert.match(copy.stderr, /LATCH_SECRET/);
 
       pgServer = await startTestServer({ database: 'postgres', postgresSchema: schema.name, env: { LATCH_SECRET: secret } });
-      assert.equal((await pgServer.storage.deviceAuthorizations.findByDeviceCodeHash(deviceWaiting.deviceCodeHash))?.clientId, client.clientId);
+      const copiedDevice = await pgServer.storage.deviceAuthorizations.findByDeviceCodeHash(deviceWaiting.deviceCodeHash);
+      assert.equal(copiedDevice?.clientId, client.clientId);
+      assert.deepEqual(copiedDevice?.resources, deviceWaiting.resources);
       // The token issued on SQLite is still good.
       const info = await fetch(`${pgServer.baseUrl}/oauth2/userinfo`, { headers: { authorization: `Bearer ${token.body.access_token}` } });
       assert.equal(info.status, 200);

@@ -35,6 +35,7 @@ for (const [label, open] of [
         intervalSeconds: 5,
         createdAt: T0,
         expiresAt: at(600),
+        resources: [],
         ...overrides,
       };
     }
@@ -51,12 +52,15 @@ for (const [label, open] of [
     });
     after(async () => opened?.close());
 
-    test('a request as stored; a taken user code is refused without storing anything', async () => {
+    test('a request as stored, with the APIs it named; a taken user code is refused without storing anything', async () => {
       const first = request();
       assert.equal(await opened.storage.deviceAuthorizations.insert(first), true);
       const stored = await opened.storage.deviceAuthorizations.findByDeviceCodeHash(first.deviceCodeHash);
       assert.deepEqual(stored, { ...first, lastPolledAt: null, status: 'pending', userId: null, decidedAt: null });
       assert.deepEqual(await opened.storage.deviceAuthorizations.findByUserCodeHash(first.userCodeHash), stored);
+      const forApis = request({ resources: ['https://notes.example.com/', 'https://calendar.example.com/api'] });
+      assert.equal(await opened.storage.deviceAuthorizations.insert(forApis), true);
+      assert.deepEqual((await opened.storage.deviceAuthorizations.findByDeviceCodeHash(forApis.deviceCodeHash))?.resources, forApis.resources);
       const clash = request({ userCodeHash: first.userCodeHash });
       assert.equal(await opened.storage.deviceAuthorizations.insert(clash), false);
       assert.equal(await opened.storage.deviceAuthorizations.findByDeviceCodeHash(clash.deviceCodeHash), null);

@@ -5,7 +5,8 @@
  *
  * - The client authenticates as at the token endpoint (§3.1: "the client MUST authenticate" when confidential);
  *   a public client sends its client_id alone. It must be registered for the device_code grant.
- * - `scope` is read as the authorization endpoint reads it (request/scope.ts), offline_access included.
+ * - `scope` is read as the authorization endpoint reads it (request/scope.ts), offline_access included, and so is
+ *   `resource` (RFC 8707 §2.1, request/resource.ts): the APIs named become the grant's once the person allows.
  * - Only the hash of the device_code and the keyed hash of the user_code are stored.
  */
 import type { FastifyInstance } from 'fastify';
@@ -13,9 +14,10 @@ import type { Config } from '../../config.js';
 import { generateTimeOrderedSecret, hashTimeOrderedSecret, SECRET_PREFIX } from '../../crypto/secrets.js';
 import { InvalidScope, UnauthorizedClient } from '../../errors.js';
 import { noStore } from '../../http/security-headers.js';
-import { DEVICE_CODE_GRANT_TYPE, type Client, type Storage } from '../../storage/storage.js';
+import { DEVICE_CODE_GRANT_TYPE, type Client, type ResourceServer, type Storage } from '../../storage/storage.js';
 import { readClientRequest } from '../request/client-authentication.js';
 import { readParam } from '../request/params.js';
+import { findRequestedResources, readResourceParams } from '../request/resource.js';
 import { OFFLINE_ACCESS, parseAuthorizationScope } from '../request/scope.js';
 import { createUserCodeHasher, generateUserCode, normalizeUserCode } from './user-code.js';
 
@@ -31,8 +33,8 @@ export interface DeviceAuthorizationDeps {
 }
 
 /** The scope a device asks for, checked as the authorization endpoint checks it (authorize-request.ts). */
-export function deviceScope(client: Client, raw: string | undefined): string[] {
-  const { scope } = parseAuthorizationScope(raw);
+export function deviceScope(client: Client, raw: string | undefined, resources: readonly ResourceServer[] = []): string[] {
+  const { scope } = parseAuthorizationScope(raw, resources.flatMap((resource) => resource.scope));
   if (scope.includes(OFFLINE_ACCESS) && !client.grantTypes.includes('refresh_token')) {
     throw new InvalidScope('offline_access asks for a refresh token, and this client is not registered for the refresh_token grant');
   }
@@ -52,7 +54,9 @@ export function registerDeviceAuthorizationRoute(app: FastifyInstance, { storage
         `This client is not registered for the device authorization grant (${DEVICE_CODE_GRANT_TYPE}); it may use ${client.grantTypes.join(', ')}`,
       );
     }
-    const scope = deviceScope(client, readParam(params, 'scope', { maxLength: 1024 }));
+    // RFC 8707 §2.1 as at the authorization endpoint: registered APIs only, and their scopes known to this request.
+    const resources = await findRequestedResources(storage, readResourceParams(params));
+    const scope = deviceScope(client, readParam(params, 'scope', { maxLength: 1024 }), resources);
 
     const deviceCode = generateTimeOrderedSecret(SECRET_PREFIX.deviceCode, now.getTime());
     const expiresAt = new Date(now.getTime() + config.deviceCodeTtlSeconds * 1000);
@@ -67,6 +71,7 @@ export function registerDeviceAuthorizationRoute(app: FastifyInstance, { storage
         intervalSeconds: config.devicePollIntervalSeconds,
         createdAt: now,
         expiresAt,
+        resources: resources.map((resource) => resource.identifier),
       });
       if (inserted) userCode = candidate;
     }

@@ -21,9 +21,10 @@ import { renderPage } from '../../http/render-page.js';
 import { pageTranslator, TranslatedPageError } from '../../http/page-locale.js';
 import { chooseAcr, levelOf, stepUpFor, wantedLevel, type EnrolledFactors, type StepUpKind } from '../../session/authentication-methods.js';
 import { readBrowserSession, type CurrentSession } from '../../session/browser-session.js';
-import type { Client, DeviceAuthorization, Storage } from '../../storage/storage.js';
+import type { Client, DeviceAuthorization, ResourceServer, Storage } from '../../storage/storage.js';
 import { ConsentPage } from '../../views/pages/consent-page.js';
 import { DeviceApprovedPage, DeviceCodePage, DeviceDeniedPage } from '../../views/pages/device-page.js';
+import { consentScope } from '../request/consent-scope.js';
 import { DEVICE_PAGE_PATH } from './device-authorization.js';
 import { createUserCodeHasher, formatUserCode, normalizeUserCode } from './user-code.js';
 
@@ -77,6 +78,13 @@ export function registerDevicePageRoutes(app: FastifyInstance, deps: DevicePageD
     const back = normalized === null ? DEVICE_PAGE_PATH : `${DEVICE_PAGE_PATH}?user_code=${encodeURIComponent(formatUserCode(normalized))}`;
     reply.redirect(`/login?return_to=${encodeURIComponent(back)}`, request.method === 'GET' ? 302 : 303);
     return null;
+  }
+
+  /** The registered APIs the device's request named, in its order; one deleted since is left out (its tokens are refused). */
+  async function requestedResources(authorization: DeviceAuthorization): Promise<ResourceServer[]> {
+    if (authorization.resources.length === 0) return [];
+    const found = await storage.resourceServers.findMany(authorization.resources);
+    return authorization.resources.flatMap((identifier) => found.filter((resource) => resource.identifier === identifier));
   }
 
   function codePage(reply: FastifyReply, current: CurrentSession, { error, ...props }: { userCode?: string; prefilled?: boolean; error?: CodeProblem }, status = 200) {
@@ -135,6 +143,7 @@ export function registerDevicePageRoutes(app: FastifyInstance, deps: DevicePageD
     if (!client) return codePage(reply, current, { userCode, error: UNKNOWN_CODE }, 400);
     const steppingUp = await stepUpIfNeeded(reply, current, client, userCode);
     if (steppingUp) return steppingUp;
+    const resources = await requestedResources(authorization);
 
     return renderPage(
       reply,
@@ -147,6 +156,7 @@ export function registerDevicePageRoutes(app: FastifyInstance, deps: DevicePageD
         userEmail: current.user.email,
         authorizationRequest: '',
         scope: authorization.scope,
+        resources: resources.map((resource) => ({ name: resource.name, identifier: resource.identifier, scope: resource.scope.filter((scope) => authorization.scope.includes(scope)) })),
         device: { userCode },
       }),
     );
@@ -179,13 +189,17 @@ export function registerDevicePageRoutes(app: FastifyInstance, deps: DevicePageD
     if (steppingUp) return steppingUp;
 
     const { session, user } = current;
+    const resources = await requestedResources(authorization);
+    // A new grant starts here, as at the authorization endpoint (tokens/authorization-code-issuer.ts).
+    const grantId = generateTimeOrderedIdentifier(now.getTime());
     const approved = await storage.transaction(async (tx) => {
       if (!(await tx.deviceAuthorizations.decide(authorization.deviceCodeHash, { status: 'approved', userId: user.id }, now))) return false;
+      // RFC 8707 §2.2: the APIs the device's token requests may ask for are those its request named.
+      if (resources.length > 0) await tx.resourceServers.recordGrantResources(grantId, resources.map((resource) => resource.identifier), now);
       await tx.authorizationCodes.insert({
         // The device code's hash: the device redeems this code with its device_code (grants/device-code.ts).
         codeHash: authorization.deviceCodeHash,
-        // A new grant starts here, as at the authorization endpoint (tokens/authorization-code-issuer.ts).
-        grantId: generateTimeOrderedIdentifier(now.getTime()),
+        grantId,
         clientId: client.clientId,
         userId: user.id,
         // No redirect in this grant: the verification URI stands in, and the token request never names one.
@@ -204,7 +218,7 @@ export function registerDevicePageRoutes(app: FastifyInstance, deps: DevicePageD
       return true;
     });
     if (!approved) return codePage(reply, current, { userCode, error: USED_CODE }, 400);
-    await storage.consents.grant(user.id, client.clientId, authorization.scope, now);
+    await storage.consents.grant(user.id, client.clientId, consentScope(authorization.scope, resources), now);
     audit.record(request, { type: 'consent.granted', userId: user.id, clientId: client.clientId, details: { scope: authorization.scope, via: 'device' } });
     return renderPage(reply, DeviceApprovedPage({ clientName: client.name }));
   });

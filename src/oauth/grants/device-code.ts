@@ -15,6 +15,7 @@ import { AuthorizationPending, DeviceAccessDenied, ExpiredToken, InvalidGrant, S
 import { requireParam } from '../request/params.js';
 import { authorizationCodeGrant } from './authorization-code.js';
 import type { Grant, GrantRequest, IssuedGrant } from './index.js';
+import { deviceCodeForResource } from './resource-target.js';
 
 /** RFC 8628 §3.5: how much longer the interval gets with each slow_down. */
 export const SLOW_DOWN_SECONDS = 5;
@@ -24,7 +25,12 @@ export const SLOW_DOWN_SECONDS = 5;
  */
 export const POLL_TOLERANCE_MS = 250;
 
-export const deviceCodeGrant: Grant = { issuedEvent: 'token.device_code_exchanged', issue: redeemDeviceCode };
+// RFC 8707 §2.2: with `resource`, one of the APIs the device's request named (resource-target.ts); without, as always.
+const redeemForOneResource = deviceCodeForResource(redeemDeviceCode);
+export const deviceCodeGrant: Grant = {
+  issuedEvent: 'token.device_code_exchanged',
+  issue: (request) => (request.params.resource === undefined ? redeemDeviceCode(request) : redeemForOneResource(request)),
+};
 
 async function redeemDeviceCode(request: GrantRequest): Promise<IssuedGrant> {
   const { storage, client, params, now } = request;

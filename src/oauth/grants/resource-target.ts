@@ -44,3 +44,14 @@ export function refreshForResource(issue: Issue): Issue {
     return token !== null && token.clientId === request.client.clientId ? token.grantId : null;
   });
 }
+
+/** device_code with resource: the grant the person approved at /device, whose code's hash is the device code's. */
+export function deviceCodeForResource(issue: Issue): Issue {
+  return forResource(issue, async (request) => {
+    // While the person has not decided there is no code yet: the resource must then only be registered, and the
+    // poll is answered authorization_pending as always.
+    const codeHash = presented(request, 'device_code');
+    const code = codeHash === null ? null : await request.storage.authorizationCodes.findByHash(codeHash);
+    return code !== null && code.clientId === request.client.clientId ? code.grantId : null;
+  });
+}

@@ -25,6 +25,7 @@ import * as registrationFirstUse from './2026_11_25_0430_registration_first_use.
 import * as deviceAuthorizations from './2026_11_25_0500_device_authorizations.js';
 import * as clientMetadataDocuments from './2026_11_25_0630_client_metadata_documents.js';
 import * as resourceServers from './2026_11_25_0700_resource_servers.js';
+import * as deviceResources from './2026_11_27_0500_device_resources.js';
 
 export const migrations: Record<string, Migration> = {
   '2026_11_22_0000_initial': initial,
@@ -49,6 +50,7 @@ export const migrations: Record<string, Migration> = {
   '2026_11_25_0500_device_authorizations': deviceAuthorizations,
   '2026_11_25_0630_client_metadata_documents': clientMetadataDocuments,
   '2026_11_25_0700_resource_servers': resourceServers,
+  '2026_11_27_0500_device_resources': deviceResources,
 };
 
 export const migrationProvider: MigrationProvider = {

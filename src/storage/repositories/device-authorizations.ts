@@ -25,6 +25,7 @@ function toDeviceAuthorization(row: Selectable<DeviceAuthorizationsTable>): Devi
     decidedAt: fromNullableEpochSeconds(row.decided_at),
     createdAt: fromEpochSeconds(row.created_at),
     expiresAt: fromEpochSeconds(row.expires_at),
+    resources: row.resources === '' ? [] : row.resources.split(' '),
   };
 }
 
@@ -53,6 +54,7 @@ export function createDeviceAuthorizationRepository(db: Kysely<Database>): Devic
           decided_at: null,
           created_at: toEpochSeconds(authorization.createdAt),
           expires_at: toExpiryEpochSeconds(authorization.expiresAt),
+          resources: authorization.resources.join(' '),
         })
         .onConflict((conflict) => conflict.column('user_code_hash').doNothing())
         .returning('device_code_hash')
