@@ -1,6 +1,6 @@
 /**
  * What a consent records, and what a remembered consent is checked against (docs/protocol-decisions.md
- * "Resource indicators", "Consent"): Latch's own scopes by name, and an API's scope (RFC 8707) qualified by the
+ * "Resource indicators and JWT access tokens"): Latch's own scopes by name, and an API's scope (RFC 8707) qualified by the
  * API's identifier, `<identifier>"<scope>`. Two APIs may register the same scope name (`read`); a person who
  * allowed one API's `read` has not allowed the other's, so a consent to one must not cover the other. The
  * double quote is in neither a scope token (RFC 6749 §3.3: %x21 / %x23-5B / %x5D-7E) nor a registered
