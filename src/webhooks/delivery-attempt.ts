@@ -8,6 +8,7 @@
  * carry the receiver's own token) or the secret.
  */
 import { KeyDecryptionError } from '../crypto/key-encryption.js';
+import type { DeliveryLog } from '../http/delivery-queue.js';
 import { OutboundRequestError, postBody } from '../http/outbound-request.js';
 import type { AuditEvent, ClaimedWebhookDelivery, Storage } from '../storage/storage.js';
 import { nextStep, type AttemptResult } from './retry-schedule.js';
@@ -16,11 +17,6 @@ import { webhookSecretEncryption } from './webhook-secret.js';
 
 /** Latch's own fault (a secret this LATCH_SECRET cannot decrypt): not an attempt; looked at again after this. */
 const POSTPONE_SECONDS = 300;
-
-export interface DeliveryLog {
-  info(object: object, message: string): void;
-  warn(object: object, message: string): void;
-}
 
 export interface DeliveryAttemptDeps {
   storage: Storage;

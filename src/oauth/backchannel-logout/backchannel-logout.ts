@@ -3,30 +3,24 @@
  * sessions end (session/session-endings.ts), it queues one delivery per ended session and client that
  * registered a backchannel_logout_uri (§2.2), and sends them (delivery-attempt.ts).
  *
- * - The queue is a table (storage backchannelLogoutDeliveries), so a delivery outlives a restart, and every
- *   process of a deployment works it: each claims due rows with one conditional update, so no attempt is
- *   sent twice.
+ * - The queue is a table (storage backchannelLogoutDeliveries), so a delivery outlives a restart, worked as
+ *   every outbound queue is (http/delivery-queue.ts): every process of a deployment works it, each claiming due
+ *   rows with one conditional update, so no attempt is sent twice.
  * - The first attempts run at once, and the person's logout waits for them up to INLINE_WAIT_MS, so that an
  *   app that answers quickly has ended its own session before the browser lands on it (ory/hydra#3540 is the
  *   complaint when it has not). Slower ones finish in the background.
  * - Every POLL_INTERVAL_MS the process looks for due retries (one indexed read when there are none).
  */
-import { randomUUID } from 'node:crypto';
+import { DeliveryQueue, type DeliveryLog } from '../../http/delivery-queue.js';
 import type { SigningKeyCache } from '../../keys/signing-key-cache.js';
 import type { SessionEndEvent, SessionEndings } from '../../session/session-endings.js';
 import { isDatabaseUnavailable } from '../../storage/database-unavailable.js';
-import type { NewBackchannelLogoutDelivery, Storage } from '../../storage/storage.js';
-import { attemptDelivery, type DeliveryLog } from './delivery-attempt.js';
+import type { ClaimedBackchannelLogoutDelivery, NewBackchannelLogoutDelivery, Storage } from '../../storage/storage.js';
+import { attemptDelivery } from './delivery-attempt.js';
 
 /** How long a person's logout waits for the first attempts (they go on in the background after it). */
 const INLINE_WAIT_MS = 2000;
 const POLL_INTERVAL_MS = 5000;
-/** A claim outlasts an attempt (5 s timeout) by far; a process that died holding one frees it after this. */
-const CLAIM_SECONDS = 60;
-/** Deliveries claimed and attempted together in one round. */
-const CLAIM_BATCH = 20;
-/** While the database is away (or not migrated yet), one warning a minute, not one a round. */
-const QUEUE_WARNING_INTERVAL_MS = 60_000;
 
 export interface BackchannelLogoutOptions {
   storage: Storage;
@@ -37,28 +31,20 @@ export interface BackchannelLogoutOptions {
   log?: DeliveryLog;
 }
 
-const silentLog: DeliveryLog = { info() {}, warn() {} };
-
-export class BackchannelLogout implements SessionEndings {
-  private timer: NodeJS.Timeout | undefined;
-  private polling = false;
-  private stopped = false;
-  private readonly inFlight = new Set<Promise<unknown>>();
-  private log: DeliveryLog;
-  private lastQueueWarningAt = 0;
-
+export class BackchannelLogout extends DeliveryQueue<ClaimedBackchannelLogoutDelivery> implements SessionEndings {
   constructor(private readonly options: BackchannelLogoutOptions) {
-    this.log = options.log ?? silentLog;
-  }
-
-  /** Where deliveries are logged, once the app's logger exists. */
-  setLogger(log: DeliveryLog): void {
-    this.log = log;
+    super({
+      names: { deliveries: 'back-channel logout deliveries', anAttempt: 'a back-channel logout attempt' },
+      pollIntervalMs: POLL_INTERVAL_MS,
+      claimDue: (now, claimedUntil, claimToken, limit) => options.storage.backchannelLogoutDeliveries.claimDue(now, claimedUntil, claimToken, limit),
+      attempt: (delivery, now, log) => attemptDelivery({ ...options, log }, delivery, now),
+      ...(options.log && { log: options.log }),
+    });
   }
 
   /** SessionEndings: queues a delivery per ended session and client with a back-channel URI, and starts them. */
   async ended(event: SessionEndEvent): Promise<void> {
-    if (this.stopped) return;
+    if (this.isStopped) return;
     try {
       const now = new Date();
       if ((await this.queue(event, now)) === 0) return;
@@ -84,74 +70,5 @@ export class BackchannelLogout implements SessionEndings {
     await this.options.storage.backchannelLogoutDeliveries.insert(deliveries);
     this.log.info({ userId: event.userId, reason: event.reason, deliveries: deliveries.length }, 'back-channel logout deliveries queued');
     return deliveries.length;
-  }
-
-  /**
-   * Starts looking for due deliveries: once now (what a previous process left), then every few seconds
-   * (server.ts, beside the other periodic jobs).
-   */
-  start(): void {
-    if (this.timer || this.stopped) return;
-    this.timer = setInterval(() => this.poll(), POLL_INTERVAL_MS);
-    this.timer.unref();
-    this.poll();
-  }
-
-  private poll(): void {
-    if (this.polling || this.stopped) return;
-    this.polling = true;
-    void this.deliverDue().finally(() => {
-      this.polling = false;
-    });
-  }
-
-  /** Stops polling and waits for the attempts in flight (each bounded by its timeout). */
-  async stop(): Promise<void> {
-    this.stopped = true;
-    clearInterval(this.timer);
-    this.timer = undefined;
-    await Promise.allSettled([...this.inFlight]);
-  }
-
-  /**
-   * Claims and attempts every delivery due at `now` (the queue's clock: tests move it forward to reach the
-   * retries without waiting), round after round while rounds come back full. Returns how many were attempted.
-   * Never rejects: a failure is logged and the claims run out, so another round picks the rows up again.
-   */
-  deliverDue(now = new Date()): Promise<number> {
-    const run = this.runRounds(now).catch((error: unknown) => {
-      this.warnQueueUnavailable(error);
-      return 0;
-    });
-    this.inFlight.add(run);
-    void run.finally(() => this.inFlight.delete(run));
-    return run;
-  }
-
-  /** The queue could not be read or written: the operator's to fix (database away, not migrated), so no stack. */
-  private warnQueueUnavailable(error: unknown): void {
-    if (Date.now() - this.lastQueueWarningAt < QUEUE_WARNING_INTERVAL_MS) return;
-    this.lastQueueWarningAt = Date.now();
-    const { message, code } = error as { message?: unknown; code?: unknown };
-    this.log.warn({ reason: message, code }, 'back-channel logout deliveries could not be processed; they wait in the queue until the database answers');
-  }
-
-  private async runRounds(now: Date): Promise<number> {
-    let attempted = 0;
-    while (!this.stopped) {
-      const claimToken = randomUUID();
-      const claimedUntil = new Date(Math.max(now.getTime(), Date.now()) + CLAIM_SECONDS * 1000);
-      const claimed = await this.options.storage.backchannelLogoutDeliveries.claimDue(now, claimedUntil, claimToken, CLAIM_BATCH);
-      const deps = { ...this.options, log: this.log };
-      const results = await Promise.allSettled(claimed.map((delivery) => attemptDelivery(deps, delivery, now)));
-      for (const result of results) {
-        if (result.status !== 'rejected') continue;
-        if (isDatabaseUnavailable(result.reason)) this.warnQueueUnavailable(result.reason);
-        else this.log.warn({ err: result.reason }, 'a back-channel logout attempt failed inside Latch; it is retried once its claim runs out');
-      }
-      attempted += claimed.length;
-      if (claimed.length < CLAIM_BATCH) break;
-    }
-    return attempted;
   }
 }

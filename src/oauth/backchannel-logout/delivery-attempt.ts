@@ -8,6 +8,7 @@
  * next. Never the logout token, which is a bearer credential for ending the person's session at the app.
  */
 import { TemporarilyUnavailable } from '../../errors.js';
+import type { DeliveryLog } from '../../http/delivery-queue.js';
 import { OutboundRequestError, postForm } from '../../http/outbound-request.js';
 import type { SigningKeyCache } from '../../keys/signing-key-cache.js';
 import type { ClaimedBackchannelLogoutDelivery, Client, Storage } from '../../storage/storage.js';
@@ -18,11 +19,6 @@ import { MAX_ATTEMPTS, nextStep, type AttemptResult } from './retry-schedule.js'
 export const BACKCHANNEL_LOGOUT_ENDPOINT = 'backchannel_logout';
 /** How long to wait before trying again when Latch itself could not sign (keys not loaded yet). */
 const SIGNING_UNAVAILABLE_RETRY_SECONDS = 30;
-
-export interface DeliveryLog {
-  info(object: object, message: string): void;
-  warn(object: object, message: string): void;
-}
 
 export interface DeliveryAttemptDeps {
   storage: Storage;
