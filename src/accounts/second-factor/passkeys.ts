@@ -15,20 +15,21 @@
  */
 import { createHmac } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import {
-  generateAuthenticationOptions,
-  generateRegistrationOptions,
-  verifyAuthenticationResponse,
-  verifyRegistrationResponse,
-  type AuthenticationResponseJSON,
-  type RegistrationResponseJSON,
-} from '@simplewebauthn/server';
+import type { AuthenticationResponseJSON, RegistrationResponseJSON } from '@simplewebauthn/server';
 import type { Config } from '../../config.js';
 import type { Passkey, User } from '../../storage/storage.js';
 import type { SecondFactorKeys } from './second-factor-keys.js';
 import { openState, sealState } from './sealed-state.js';
 
 const CEREMONY_TTL_SECONDS = 300;
+
+/**
+ * The library, loaded at the first passkey ceremony rather than at start: with its CBOR, ASN.1 and attestation
+ * modules it is the largest of Latch's dependencies to load, about a quarter of a second of CPU at every start of
+ * `latch serve` (and of each of its workers), for ceremonies that come seldom.
+ */
+let library: Promise<typeof import('@simplewebauthn/server')> | undefined;
+const webauthn = () => (library ??= import('@simplewebauthn/server'));
 export type Ceremony = 'register' | 'sign-in' | 'second-factor';
 
 export function relyingParty(config: Config): { rpID: string; origin: string } {
@@ -59,7 +60,7 @@ function takeChallenge(config: Config, keys: SecondFactorKeys, request: FastifyR
 
 export async function registrationOptions(config: Config, keys: SecondFactorKeys, reply: FastifyReply, user: User, existing: readonly Passkey[], now: Date) {
   const { rpID } = relyingParty(config);
-  const options = await generateRegistrationOptions({
+  const options = await (await webauthn()).generateRegistrationOptions({
     // What the browser's passkey dialog and password manager call this site: the operator's product name.
     rpName: config.brand.name,
     rpID,
@@ -84,7 +85,7 @@ export async function verifyRegistration(config: Config, keys: SecondFactorKeys,
   const { rpID, origin } = relyingParty(config);
   let verification;
   try {
-    verification = await verifyRegistrationResponse({
+    verification = await (await webauthn()).verifyRegistrationResponse({
       response: response as RegistrationResponseJSON,
       expectedChallenge: remembered.challenge,
       expectedOrigin: origin,
@@ -114,7 +115,7 @@ export async function verifyRegistration(config: Config, keys: SecondFactorKeys,
 /** Options for a sign-in: any discoverable passkey (`forUser` null), or one of that account's. */
 export async function authenticationOptions(config: Config, keys: SecondFactorKeys, reply: FastifyReply, ceremony: 'sign-in' | 'second-factor', forUser: { id: number; passkeys: readonly Passkey[] } | null, now: Date) {
   const { rpID } = relyingParty(config);
-  const options = await generateAuthenticationOptions({
+  const options = await (await webauthn()).generateAuthenticationOptions({
     rpID,
     userVerification: 'required',
     allowCredentials: forUser ? forUser.passkeys.map((passkey) => ({ id: passkey.credentialId, transports: passkey.transports })) : [],
@@ -145,7 +146,7 @@ export async function verifyAuthentication(
   const { rpID, origin } = relyingParty(config);
   let verification;
   try {
-    verification = await verifyAuthenticationResponse({
+    verification = await (await webauthn()).verifyAuthenticationResponse({
       response: response as AuthenticationResponseJSON,
       expectedChallenge: remembered.challenge,
       expectedOrigin: origin,
