@@ -46,10 +46,11 @@ function unitTestsInOneFile(files) {
 /**
  * The HTTP tests of these folders share processes too, in GROUPS files of about equal measured time: each file
  * starts its own servers on their own ports and data folders, and sets nothing process-wide that outlives a test
- * (mock timers are reset after each). Fault, operations, fuzz and browser tests, which spawn processes, kill them,
- * drive Chromium or change the environment, keep a process each.
+ * (mock timers are reset after each); so do the fuzz tests (servers of their own too) and the architecture tests
+ * (they read files): each process saved is about two seconds of CPU for loading the modules. Fault, operations and
+ * browser tests, which spawn processes, kill them, drive Chromium or change the environment, keep a process each.
  */
-const SHARED_PROCESS_FOLDERS = ['test/oauth', 'test/oidc', 'test/accounts', 'test/developer', 'test/security', 'test/admin', 'test/end-to-end', 'test/conformance', 'test/storage'];
+const SHARED_PROCESS_FOLDERS = ['test/oauth', 'test/oidc', 'test/accounts', 'test/developer', 'test/security', 'test/admin', 'test/end-to-end', 'test/conformance', 'test/storage', 'test/fuzz', 'test/architecture'];
 const GROUPS = 3;
 
 function groupsOfEqualTime(files) {
