@@ -100,7 +100,17 @@ try {
   // On PostgreSQL the same for autovacuum: the pool's inserts (and the previous run's rotations and exchanges)
   // would otherwise set it off in the middle of the measured run, taking a core of this two-core machine for
   // seconds (others 43% and a p99 of 103 ms in one run of the refresh at a fixed load, 2026-11-25).
-  else await sql`VACUUM (ANALYZE) authorization_codes, access_tokens, refresh_tokens`.execute(storage.db);
+  else {
+    await sql`VACUUM (ANALYZE) authorization_codes, access_tokens, refresh_tokens`.execute(storage.db);
+    // And a checkpoint, so that the pool's dirty pages are written and synced now: a checkpoint's sync phase in the
+    // middle of a measured run holds up every commit's WAL flush behind it (PostgreSQL's log showed sync phases of
+    // 3–5 s over thousands of files here, after the test suite's schemas). Needs superuser or pg_checkpoint.
+    try {
+      await sql`CHECKPOINT`.execute(storage.db);
+    } catch (error) {
+      process.stderr.write(`latch-mint: no CHECKPOINT before the run (${error.message})\n`);
+    }
+  }
 } finally {
   await storage.close();
 }
