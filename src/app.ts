@@ -133,7 +133,8 @@ class OneLinePerRequest extends LogController {
     if (this.isLogDisabled(request)) return;
     const failure = requestFailure(request);
     const line = failure ? { req: request, res: reply, responseTime: reply.elapsedTime, ...failure } : { req: request, res: reply, responseTime: reply.elapsedTime };
-    if (!error) reply.log.info(line, 'request completed');
+    // A probe route logs only problems (logLevel warn, health.ts): its 4xx, a malformed probe, is told at warn.
+    if (!error) reply.statusCode >= 400 && request.routeOptions.logLevel === 'warn' ? reply.log.warn(line, 'request completed') : reply.log.info(line, 'request completed');
     // Fastify passes an error only when writing the response failed: mostly a client that went away.
     else if (isClientGone(error)) reply.log.info({ ...line, clientGone: describeClientGone(error) }, 'request completed: the client went away');
     else reply.log.error({ ...line, err: error }, 'request errored');
