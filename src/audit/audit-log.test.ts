@@ -76,11 +76,13 @@ describe('AuditLog', () => {
     const embedded = Object.assign(new RecordingStorage(), { dialect: 'sqlite' as const });
     const postgres = new RecordingStorage();
     const logs = [new AuditLog(embedded), new AuditLog(postgres)];
+    const recordedAt = performance.now();
     for (const log of logs) log.record(request, { type: 'token.refreshed', userId: 1 });
     await nextTurn();
     await nextTurn();
     assert.equal(embedded.written.length, 1);
-    assert.equal(postgres.written.length, 0);
+    // On a loaded machine the two turns can take longer than 50 ms; then PostgreSQL's write is due too.
+    if (performance.now() - recordedAt < 45) assert.equal(postgres.written.length, 0);
     await sleep(70);
     assert.equal(postgres.written.length, 1);
     for (const log of logs) await log.close();

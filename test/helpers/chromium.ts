@@ -26,8 +26,18 @@ export function launchChromium(): Promise<Browser> {
 
 export const SCREENSHOT_DIR = join(process.cwd(), 'test-artifacts', 'screenshots');
 
-/** Saves a full-page screenshot under test-artifacts/screenshots/ (gitignored), for people to look at. */
+/**
+ * False when LATCH_TEST_SCREENSHOTS=0: .ci/run sets it, as nobody looks at a CI machine's files and the suite's
+ * 170 full-page screenshots cost Chromium about a minute of CPU per run. Nothing is asserted on them.
+ */
+export const SCREENSHOTS_KEPT = process.env.LATCH_TEST_SCREENSHOTS !== '0';
+
+/**
+ * Saves a full-page screenshot under test-artifacts/screenshots/ (gitignored), for people to look at; nothing
+ * when LATCH_TEST_SCREENSHOTS=0.
+ */
 export async function screenshot(page: Page, name: string): Promise<void> {
+  if (!SCREENSHOTS_KEPT) return;
   mkdirSync(SCREENSHOT_DIR, { recursive: true });
   await page.screenshot({ path: join(SCREENSHOT_DIR, `${name}.png`), fullPage: true });
 }
