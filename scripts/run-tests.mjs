@@ -47,8 +47,8 @@ function unitTestsInOneFile(files) {
  * The test files under test/ share processes too, in GROUPS files of about equal measured time (a multiple of the
  * runner's concurrency, so that the groups end together). Each file starts its own servers on their own ports and
  * data folders, spawns and stops its own processes, launches its own Chromium, and sets nothing process-wide that
- * outlives a test (no file assigns process.env; mock timers are reset after each); node:test runs one file's tests
- * after another's within a process. Each process saved is about two seconds of CPU for loading the modules
+ * outlives a test (test/architecture/shared-test-processes.test.ts checks process.env; mock timers are reset after
+ * each); node:test runs one file's tests after another's within a process. Each process saved is about two seconds of CPU for loading the modules
  * through tsx, which over 40 processes was a fifth of the suite's CPU. Twelve groups, four at a time (the files
  * wait on processes, timers and Chromium as well as use CPU, so a fourth keeps two cores busy): 342 s here against
  * 425 s with a process per file; LATCH_TEST_GROUPS and LATCH_TEST_CONCURRENCY change them.
