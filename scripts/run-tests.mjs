@@ -18,14 +18,16 @@ function findTests(dir) {
   return found;
 }
 
+/** Seconds per test file at its last measured run (scripts/test-durations.json). */
+const DURATIONS = 'scripts/test-durations.json';
+const measured = existsSync(DURATIONS) ? JSON.parse(readFileSync(DURATIONS, 'utf8')) : {};
+
 /**
  * The slowest files first (scripts/test-durations.json, written by LATCH_TEST_DURATIONS_OUT=… npm test): the
  * runner starts files in the order given, so a slow file started last would run on alone at the end. Files not
  * measured yet (new ones) go first, as they may be slow; the rest in the order of their last measured time.
  */
 function slowestFirst(files) {
-  const path = 'scripts/test-durations.json';
-  const measured = existsSync(path) ? JSON.parse(readFileSync(path, 'utf8')) : {};
   const seconds = (file) => measured[file] ?? Number.POSITIVE_INFINITY;
   return [...files].sort((a, b) => seconds(b) - seconds(a) || a.localeCompare(b));
 }
@@ -48,15 +50,14 @@ function unitTestsInOneFile(files) {
  * runner's concurrency, so that the groups end together). Each file starts its own servers on their own ports and
  * data folders, spawns and stops its own processes, launches its own Chromium, and sets nothing process-wide that
  * outlives a test (test/architecture/shared-test-processes.test.ts checks process.env; mock timers are reset after
- * each); node:test runs one file's tests after another's within a process. Each process saved is about two seconds of CPU for loading the modules
- * through tsx, which over 40 processes was a fifth of the suite's CPU. Twelve groups, four at a time (the files
+ * each); node:test runs one file's tests after another's within a process. Each process saved is about two seconds
+ * of CPU for loading the modules through tsx, which over 40 processes was a fifth of the suite's CPU. Twelve groups, four at a time (the files
  * wait on processes, timers and Chromium as well as use CPU, so a fourth keeps two cores busy): 342 s here against
  * 425 s with a process per file; LATCH_TEST_GROUPS and LATCH_TEST_CONCURRENCY change them.
  */
 const GROUPS = Number(process.env.LATCH_TEST_GROUPS ?? 12);
 
 function groupsOfEqualTime(files) {
-  const measured = existsSync('scripts/test-durations.json') ? JSON.parse(readFileSync('scripts/test-durations.json', 'utf8')) : {};
   const groups = Array.from({ length: GROUPS }, () => ({ seconds: 0, files: [] }));
   // Longest first, each to the group with the least so far.
   for (const file of slowestFirst(files)) {

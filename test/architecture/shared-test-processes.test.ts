@@ -55,7 +55,7 @@ function inFinallyBlock(node: ts.Node): boolean {
  * that the same function undoes in a `finally` block (set for one test, then restored) is allowed: nothing of it
  * outlives the test.
  */
-export function environmentChanges(fileName: string, source: string): string[] {
+function environmentChanges(fileName: string, source: string): string[] {
   const file = ts.createSourceFile(fileName, source, ts.ScriptTarget.Latest, true);
   const changes: Array<{ node: ts.Node; variable: string; scope: ts.Node | undefined }> = [];
   const restored = new Set<string>();

@@ -30,7 +30,7 @@ export const SCREENSHOT_DIR = join(process.cwd(), 'test-artifacts', 'screenshots
  * False when LATCH_TEST_SCREENSHOTS=0: .ci/run sets it, as nobody looks at a CI machine's files and the suite's
  * 170 full-page screenshots cost Chromium about a minute of CPU per run. Nothing is asserted on them.
  */
-export const SCREENSHOTS_KEPT = process.env.LATCH_TEST_SCREENSHOTS !== '0';
+const SCREENSHOTS_KEPT = process.env.LATCH_TEST_SCREENSHOTS !== '0';
 
 /**
  * Saves a full-page screenshot under test-artifacts/screenshots/ (gitignored), for people to look at; nothing
