@@ -41,6 +41,9 @@ export function parseWellFormedForm(body: string): ParsedUrlQuery {
   let malformed: string | undefined;
   const parsed = parseQueryString(body, '&', '=', {
     decodeURIComponent: (text) => {
+      // With a decoder of its own, node:querystring hands it every name and value (a `+` already made `%20`);
+      // one without `%` decodes to itself, and most of a token request's do (about 1.5% of its CPU).
+      if (!text.includes('%')) return text;
       try {
         return decodeURIComponent(text);
       } catch {

@@ -4,7 +4,7 @@ import { Kysely, PostgresDialect, type CompiledQuery, type PostgresPool, type Qu
 import type { Database } from '../database.js';
 import { precompileQuery, type Parameter } from '../precompiled-query.js';
 import { batched, type BatchKind, type WritePlan } from '../query-executor.js';
-import { MAX_BATCH, postgresExecutor } from './postgres-executor.js';
+import { BATCHES_IN_FLIGHT, MAX_BATCH, postgresExecutor } from './postgres-executor.js';
 
 /** A pool whose one client records what it is sent: the SQL, and the prepared statement's name if any. */
 function recordingPool(fail?: (sql: string) => Error | undefined) {
@@ -201,5 +201,103 @@ describe('batches: the writes of one kind in one turn go as one statement', () =
     const results = await Promise.all(inputs.map((input) => write(executor, input)));
     assert.deepEqual(results, inputs.map((input) => `batched ${input}`));
     assert.equal(statements(sent).length, 2);
+  });
+
+  /**
+   * A pool whose statements wait until the test lets them answer (`answerNext`), recording each one's values, so
+   * that what happens while a batch is in flight can be seen.
+   */
+  function gatedPool() {
+    const sent: unknown[][] = [];
+    const gates: Array<() => void> = [];
+    const pool = {
+      async connect() {
+        return {
+          async query(sqlText: string, parameters: unknown[]) {
+            sent.push(parameters.slice(0, 1));
+            await new Promise<void>((resolve) => gates.push(resolve));
+            return { command: sqlText.startsWith('update') ? 'UPDATE' : 'SELECT', rowCount: 1, rows: [] };
+          },
+          release() {},
+        };
+      },
+      async end() {},
+    } as unknown as PostgresPool;
+    const turn = () => new Promise((resolve) => setImmediate(resolve));
+    /** Answers the oldest statement still waiting, then lets the event loop take it in. */
+    const answerNext = async () => {
+      while (gates.length === 0) await turn();
+      gates.shift()!();
+      await turn();
+    };
+    return { pool, sent, answerNext, turn };
+  }
+
+  test(`while ${BATCHES_IN_FLIGHT} statement of a kind is in flight, that kind's writes of later turns wait and go together in the next`, async () => {
+    assert.equal(BATCHES_IN_FLIGHT, 1);
+    const { pool, sent, answerNext, turn } = gatedPool();
+    const executor = postgresExecutor(pool);
+    const first = Promise.all([write(executor, 'a'), write(executor, 'b')]);
+    await turn();
+    // The first batch is in flight; c, d and e come in three later turns.
+    const later = [write(executor, 'c')];
+    await turn();
+    later.push(write(executor, 'd'));
+    await turn();
+    later.push(write(executor, 'e'));
+    await turn();
+    assert.deepEqual(sent, [['a,b']]);
+    await answerNext();
+    assert.deepEqual(await first, ['batched a', 'batched b']);
+    await turn();
+    assert.deepEqual(sent, [['a,b'], ['c,d,e']]);
+    await answerNext();
+    assert.deepEqual(await Promise.all(later), ['batched c', 'batched d', 'batched e']);
+  });
+
+  test('a write of another kind does not wait for a statement of this kind', async () => {
+    const { pool, sent, answerNext, turn } = gatedPool();
+    const executor = postgresExecutor(pool);
+    const otherKind: BatchKind<string, string> = { statement: kind.statement, results: (inputs) => inputs.map((input) => `other ${input}`) };
+    const first = Promise.all([write(executor, 'a'), write(executor, 'b')]);
+    await turn();
+    const other = Promise.all(['x', 'y'].map((input) => executor.run(unused, { autocommit: () => alone(input), batch: batched(otherKind, input) })));
+    await turn();
+    assert.deepEqual(sent, [['a,b'], ['x,y']]);
+    await answerNext();
+    await answerNext();
+    assert.deepEqual([...(await first), ...(await other)], ['batched a', 'batched b', 'other x', 'other y']);
+  });
+
+  test('writes that waited behind a batch the server refused still go, in one statement', async () => {
+    const refusal = Object.assign(new Error('duplicate key value violates unique constraint'), { severity: 'ERROR', code: '23505' });
+    const sent: unknown[][] = [];
+    let release: (() => void) | undefined;
+    const pool = {
+      async connect() {
+        return {
+          async query(_sqlText: string, parameters: unknown[]) {
+            sent.push(parameters);
+            if (parameters[0] === 'a,b') {
+              await new Promise<void>((resolve) => (release = resolve));
+              throw refusal;
+            }
+            return { command: 'UPDATE', rowCount: 1, rows: [] };
+          },
+          release() {},
+        };
+      },
+      async end() {},
+    } as unknown as PostgresPool;
+    const executor = postgresExecutor(pool);
+    const first = Promise.allSettled([write(executor, 'a'), write(executor, 'b')]);
+    await new Promise((resolve) => setImmediate(resolve));
+    const later = Promise.all([write(executor, 'c'), write(executor, 'd')]);
+    await new Promise((resolve) => setImmediate(resolve));
+    release!();
+    // a and b each run alone (and succeed alone here); c and d went as one batch once a,b's statement had ended.
+    assert.deepEqual((await first).map((r) => (r.status === 'fulfilled' ? r.value : 'failed')), ['alone a', 'alone b']);
+    assert.deepEqual(await later, ['batched c', 'batched d']);
+    assert.deepEqual(sent.map((values) => values[0]).sort(), ['a', 'a,b', 'b', 'c,d']);
   });
 });

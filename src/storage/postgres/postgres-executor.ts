@@ -12,6 +12,11 @@
  *   the result, one commit (one WAL flush) for all of them, where each write alone cost the server most of
  *   its CPU in its own commit and Latch a statement's driver overhead (BENCHMARKS.md, "PostgreSQL: one
  *   statement for the exchanges of a turn"). A write alone in its turn runs as its own statement.
+ * - At most BATCHES_IN_FLIGHT statements of one kind at a time: the writes that arrive while they run wait and
+ *   go together in the next one, so the busier the server, the larger the batches (fewer statements and
+ *   commits for PostgreSQL to run, where a statement per turn split a burst into many small ones that queued for
+ *   the pool's connections). An idle server waits for nothing: with nothing in flight, a write goes at the end
+ *   of its turn, as before (BENCHMARKS.md, "PostgreSQL: the next batch waits for the one in flight").
  *
  * The pool is the retrying one of postgres-pool.ts: a connection is retried only before anything was sent,
  * a plain select once on a fresh connection; a write is never run twice.
@@ -31,6 +36,9 @@ const CHANGING_COMMANDS = new Set(['INSERT', 'UPDATE', 'DELETE', 'MERGE']);
 
 /** Most writes one batch statement takes: their value arrays stay small next to a statement's limits. */
 export const MAX_BATCH = 256;
+
+/** Batch statements of one kind running at once; the writes that come meanwhile wait for the next (see above). */
+export const BATCHES_IN_FLIGHT = 1;
 
 interface Waiting {
   input: unknown;
@@ -124,8 +132,9 @@ export function postgresExecutor(pool: PostgresPool, { prepare = true }: Postgre
       if (!queue) waiting.set(batch.kind, (queue = []));
       queue.push({ input: batch.input, single, resolve: resolve as (value: unknown) => void, reject });
       if (queue.length >= MAX_BATCH) {
+        // A full batch goes at once, whatever is in flight: waiting would only make the next one larger still.
         waiting.delete(batch.kind);
-        void runBatch(batch.kind, queue);
+        void startBatch(batch.kind, queue);
       } else if (!flushScheduled) {
         flushScheduled = true;
         // After the turn's I/O callbacks: every request read in this turn has queued its write by then.
@@ -134,15 +143,34 @@ export function postgresExecutor(pool: PostgresPool, { prepare = true }: Postgre
     });
   }
 
+  const inFlight = new Map<BatchKind<unknown, unknown>, number>();
+
   function flush(): void {
     flushScheduled = false;
     const batches = waiting;
     waiting = new Map();
-    for (const [kind, queue] of batches) void runBatch(kind, queue);
+    for (const [kind, queue] of batches) {
+      // Kinds at their limit keep their writes for the next flush, which the end of a statement of theirs asks for.
+      if ((inFlight.get(kind) ?? 0) >= BATCHES_IN_FLIGHT) waiting.set(kind, queue);
+      else void startBatch(kind, queue);
+    }
   }
 
-  function runAlone(write: Waiting): void {
-    runEach(write.single()).then(write.resolve, write.reject);
+  async function startBatch(kind: BatchKind<unknown, unknown>, queue: Waiting[]): Promise<void> {
+    inFlight.set(kind, (inFlight.get(kind) ?? 0) + 1);
+    try {
+      await runBatch(kind, queue);
+    } finally {
+      inFlight.set(kind, inFlight.get(kind)! - 1);
+      if (waiting.has(kind) && !flushScheduled) {
+        flushScheduled = true;
+        setImmediate(flush);
+      }
+    }
+  }
+
+  function runAlone(write: Waiting): Promise<void> {
+    return runEach(write.single()).then(write.resolve, write.reject);
   }
 
   async function runBatch(kind: BatchKind<unknown, unknown>, queue: Waiting[]): Promise<void> {
@@ -155,7 +183,7 @@ export function postgresExecutor(pool: PostgresPool, { prepare = true }: Postgre
       // The server refused the statement (one write's row could not be stored): nothing of it was written, so
       // each write runs on its own and only the one at fault fails. After a lost connection the batch may have
       // been committed: nothing is run twice, every write of it fails as a lone write would.
-      if (isStatementError(error)) queue.forEach(runAlone);
+      if (isStatementError(error)) await Promise.all(queue.map(runAlone));
       else for (const write of queue) write.reject(error);
       return;
     }
