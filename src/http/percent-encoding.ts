@@ -42,7 +42,8 @@ export function parseWellFormedForm(body: string): ParsedUrlQuery {
   const parsed = parseQueryString(body, '&', '=', {
     decodeURIComponent: (text) => {
       // With a decoder of its own, node:querystring hands it every name and value (a `+` already made `%20`);
-      // one without `%` decodes to itself, and most of a token request's do (about 1.5% of its CPU).
+      // one without `%` decodes to itself, and most of a token request's do (the decoder was 1.6% of a refresh's
+      // main-thread time in the bench profile, 2026-11-27).
       if (!text.includes('%')) return text;
       try {
         return decodeURIComponent(text);
