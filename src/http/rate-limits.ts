@@ -17,6 +17,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { PageError } from '../errors.js';
 import type { LimitSettings } from '../config-limits.js';
+import { decodeFormEncoded, splitBasicCredentials } from './basic-credentials.js';
 import { multipartParamsRead, readFormParams } from './form-body.js';
 import { RateLimiter, SYNC_INTERVAL_MS, type WindowCounter } from './rate-limiter.js';
 import { renderErrorPage } from './render-page.js';
@@ -71,16 +72,9 @@ export function createRateLimits(settings: LimitSettings, shared?: WindowCounter
 export function claimedClientId(request: FastifyRequest): string {
   const header = request.headers.authorization;
   if (header !== undefined) {
-    const match = /^basic +([A-Za-z0-9+/=._~-]+)\s*$/i.exec(header);
-    if (!match?.[1]) return '';
-    const decoded = Buffer.from(match[1], 'base64').toString('utf8');
-    const colon = decoded.indexOf(':');
-    const id = colon < 0 ? decoded : decoded.slice(0, colon);
-    try {
-      return decodeURIComponent(id.replace(/\+/g, '%20')).slice(0, 256);
-    } catch {
-      return id.slice(0, 256);
-    }
+    // As client authentication reads it; a header it refuses claims no client (its failures count per address).
+    const parts = splitBasicCredentials(header);
+    return 'problem' in parts ? '' : (decodeFormEncoded(parts.id) ?? parts.id).slice(0, 256);
   }
   // A multipart body once read (the route reads it; the check before the route reads it when it must).
   const multipart = typeof request.isMultipart === 'function' && request.isMultipart();

@@ -10,6 +10,7 @@ import type { FastifyRequest } from 'fastify';
 import { hashesEqual, hashSecret } from '../../crypto/secrets.js';
 import { InvalidClient, InvalidRequest } from '../../errors.js';
 import type { Client, Storage } from '../../storage/storage.js';
+import { decodeFormEncoded, splitBasicCredentials } from '../../http/basic-credentials.js';
 import { readFormParams, type RawParams } from '../../http/form-body.js';
 import { findDuplicatedParam, readParam } from './params.js';
 import { unknownClientDescription } from './unknown-client.js';
@@ -21,23 +22,21 @@ type PresentedCredentials =
   | { clientId: string; clientSecret: string; method: 'client_secret_basic' | 'client_secret_post' }
   | { clientId: string; method: 'none' };
 
-function decodeCredential(value: string, triedBasic: boolean): string {
-  // Nothing to decode (Latch's own ids and secrets): the same text, without a decoder's pass on every request.
-  if (!value.includes('%') && !value.includes('+')) return value;
-  try {
-    return decodeURIComponent(value.replace(/\+/g, '%20'));
-  } catch {
-    throw new InvalidClient('The Basic credentials are not valid percent-encoding', triedBasic);
-  }
+function decodeCredential(value: string): string {
+  const decoded = decodeFormEncoded(value);
+  if (decoded === null) throw new InvalidClient('The Basic credentials are not valid percent-encoding', true);
+  return decoded;
 }
 
 function readBasicCredentials(header: string): { clientId: string; clientSecret: string } {
-  const match = /^basic +([A-Za-z0-9+/=._~-]+)\s*$/i.exec(header);
-  if (!match?.[1]) throw new InvalidClient('The Authorization header must be Basic base64(client_id:client_secret)', true);
-  const decoded = Buffer.from(match[1], 'base64').toString('utf8');
-  const colon = decoded.indexOf(':');
-  if (colon < 0) throw new InvalidClient('The Basic credentials must be client_id:client_secret', true);
-  return { clientId: decodeCredential(decoded.slice(0, colon), true), clientSecret: decodeCredential(decoded.slice(colon + 1), true) };
+  const parts = splitBasicCredentials(header);
+  if ('problem' in parts) {
+    throw new InvalidClient(
+      parts.problem === 'no colon' ? 'The Basic credentials must be client_id:client_secret' : 'The Authorization header must be Basic base64(client_id:client_secret)',
+      true,
+    );
+  }
+  return { clientId: decodeCredential(parts.id), clientSecret: decodeCredential(parts.secret) };
 }
 
 /**
