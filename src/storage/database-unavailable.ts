@@ -4,7 +4,7 @@
  * file. The error handlers answer these 503 with Retry-After (RFC 9110 §10.2.3) and log them as a warning
  * without a stack trace: the fault is the operator's to fix, and the request may simply be tried again.
  */
-import { isConnectionError } from './postgres-pool.js';
+import { isConnectionError } from './connection-errors.js';
 import { isSqliteBusy } from './sqlite/connection.js';
 
 /** PostgreSQL's query_canceled (statement_timeout) and SQLite's result codes of a full or failing disk. */

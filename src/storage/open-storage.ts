@@ -6,16 +6,11 @@
  * Everything else sees only `Storage`.
  */
 import { Kysely, Migrator, PostgresAdapter, SqliteDialect, sql, type MigrationResultSet } from 'kysely';
-import pg from 'pg';
 import { createCachedStorage } from './cached-storage.js';
 import type { Database } from './database.js';
 import { sqlitePath } from './database-url.js';
 import type { InvalidationSignal } from './invalidation-signal.js';
 import { migrationProvider, migrations } from './migrations/index.js';
-import { createPostgresPool } from './postgres-pool.js';
-import { openNotifySignal } from './postgres/notify-signal.js';
-import { postgresExecutor } from './postgres/postgres-executor.js';
-import { OwnSchemaPostgresDialect } from './postgres/own-schema-dialect.js';
 import { observedExecutor, type QueryObserver } from './observed-executor.js';
 import { kyselyExecutor, type QueryExecutor } from './query-executor.js';
 import { createAuditEventRepository } from './repositories/audit-events.js';
@@ -117,7 +112,11 @@ export interface OpenedDatabase {
   close(): Promise<void>;
 }
 
-export function createDatabase(databaseUrl: string, options: OpenStorageOptions = {}): OpenedDatabase {
+/**
+ * The database a URL names, with its executor. Async because PostgreSQL's driver is loaded only when a URL
+ * names PostgreSQL (postgres/open-postgres.ts).
+ */
+export async function createDatabase(databaseUrl: string, options: OpenStorageOptions = {}): Promise<OpenedDatabase> {
   const path = sqlitePath(databaseUrl);
   if (path === ':memory:') {
     const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: openSqlite(path) }) });
@@ -127,20 +126,8 @@ export function createDatabase(databaseUrl: string, options: OpenStorageOptions 
     const engine = openSqliteEngine(path, { backgroundCheckpoints: options.backgroundCheckpoints, synchronous: options.sqliteSynchronous });
     return { ...engine, dialect: 'sqlite' };
   }
-
-  // int8 (bigint) columns hold epoch seconds and counts, all far below 2^53: read them as numbers.
-  pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
-  const poolSize = options.poolSize ?? 10;
-  const { pool, raw } = createPostgresPool(databaseUrl, {
-    poolSize,
-    statementTimeoutMs: options.statementTimeoutMs ?? 10_000,
-    schema: options.postgresSchema ?? null,
-    onIdleClientError: options.onIdleConnectionError ?? (() => {}),
-  });
-  const db = new Kysely<Database>({ dialect: new OwnSchemaPostgresDialect({ pool }) });
-  const poolStats = (): PoolStats => ({ total: raw.totalCount, idle: raw.idleCount, waiting: raw.waitingCount, max: poolSize });
-  // The hot queries run on the pool directly, prepared per connection (postgres/postgres-executor.ts).
-  return { db, dialect: 'postgres', executor: postgresExecutor(pool, { prepare: options.preparedStatements ?? true }), signal: null, poolStats, close: () => db.destroy() };
+  const { openPostgresDatabase } = await import('./postgres/open-postgres.js');
+  return openPostgresDatabase(databaseUrl, options);
 }
 
 /**
@@ -240,7 +227,7 @@ export function bindRepositories(db: Kysely<Database>, executor: QueryExecutor, 
 export type OpenedStorage = Storage & { db: Kysely<Database>; signal: InvalidationSignal | null; poolStats?: () => PoolStats };
 
 export async function openStorage(databaseUrl: string, options: OpenStorageOptions = {}): Promise<OpenedStorage> {
-  const opened = createDatabase(databaseUrl, options);
+  const opened = await createDatabase(databaseUrl, options);
   const { db, dialect } = opened;
   const executor = options.queryObserver ? observedExecutor(opened.executor, options.queryObserver) : opened.executor;
   let signal = opened.signal;
@@ -252,6 +239,7 @@ export async function openStorage(databaseUrl: string, options: OpenStorageOptio
     });
   }
   if (dialect === 'postgres' && (options.cacheMaxStalenessMs ?? 0) > 0) {
+    const { openNotifySignal } = await import('./postgres/open-postgres.js');
     const notify = await openNotifySignal({
       connectionString: databaseUrl,
       schema: options.postgresSchema ?? null,

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { createRetryingPool, isConnectionError, isPlainSelect, type RawPool, type RawPoolClient } from './postgres-pool.js';
+import { isConnectionError } from './connection-errors.js';
+import { createRetryingPool, isPlainSelect, type RawPool, type RawPoolClient } from './postgres-pool.js';
 
 const connectionError = () => Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
 const policy = { connectAttempts: 3, connectBackoffMs: 1 };

@@ -11,6 +11,7 @@
  */
 import type { PostgresPool, PostgresPoolClient, PostgresQueryResult } from 'kysely';
 import pg from 'pg';
+import { isConnectionError } from './connection-errors.js';
 
 export interface RetryPolicy {
   /** Connection attempts before giving up (default 4). */
@@ -34,27 +35,6 @@ const isConnectTimeout = (error: unknown) => /connection timeout/i.test((error a
  * there. Answered 503 like an outage (the caller may retry), but it must not make the next requests fail at once.
  */
 const isPoolQueueTimeout = (error: unknown) => /timeout exceeded when trying to connect/i.test((error as Error)?.message ?? '');
-
-/** Socket-level failures and the SQLSTATEs of a server that is going away or not yet accepting (class 08, 57P0x, 53300). */
-const CONNECTION_ERROR_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
-const CONNECTION_SQLSTATES = new Set(['57P01', '57P02', '57P03', '53300']);
-const CONNECTION_MESSAGES = [
-  /connection terminated/i,
-  /connection ended/i,
-  /client has encountered a connection error/i,
-  // pg-pool's connectionTimeoutMillis: a new connection that did not open in time, a request that waited in the
-  // pool's queue that long; and a client whose connection already failed.
-  /connection timeout/i,
-  /timeout exceeded when trying to connect/i,
-  /not queryable/i,
-];
-
-export function isConnectionError(error: unknown): boolean {
-  if (!(error instanceof Error)) return false;
-  const code = (error as { code?: unknown }).code;
-  if (typeof code === 'string' && (CONNECTION_ERROR_CODES.has(code) || CONNECTION_SQLSTATES.has(code) || code.startsWith('08'))) return true;
-  return CONNECTION_MESSAGES.some((pattern) => pattern.test(error.message));
-}
 
 /** A statement that only reads: `select …` (not `with …`, which can hide a data-modifying CTE). */
 export function isPlainSelect(sqlText: string): boolean {

@@ -51,7 +51,7 @@ test('LATCH_SQLITE_SYNCHRONOUS reaches the connection a server opens (config →
   for (const [value, expected] of [['full', 2], ['normal', 1], ['', 1]] as const) {
     const databaseUrl = `sqlite:${join(dir, `config-${value || 'default'}.db`)}`;
     const config = loadConfig({ LATCH_DATABASE_URL: databaseUrl, LATCH_SECRET: 'a'.repeat(32), LATCH_SQLITE_SYNCHRONOUS: value });
-    const { db, close } = createDatabase(databaseUrl, storageOptionsFromConfig(config));
+    const { db, close } = await createDatabase(databaseUrl, storageOptionsFromConfig(config));
     try {
       const { rows } = await sql<{ synchronous: number }>`pragma synchronous`.execute(db);
       assert.equal(rows[0]?.synchronous, expected, value || 'default');

@@ -377,7 +377,7 @@ describe('SQLite group commit', () => {
 
 describe('SQLite engine: where there is none', () => {
   test('an in-memory database runs on Kysely alone, with no invalidation signal (nothing is cached)', async () => {
-    const opened = createDatabase('sqlite::memory:');
+    const opened = await createDatabase('sqlite::memory:');
     try {
       assert.equal(opened.signal, null);
     } finally {
