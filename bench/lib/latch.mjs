@@ -21,7 +21,7 @@ const POSTGRES_SECRET = randomBytes(32).toString('base64url');
 const secretFor = (databaseUrl) => (/^postgres(ql)?:/.test(databaseUrl) ? { LATCH_SECRET: POSTGRES_SECRET } : {});
 
 export function ensureLatchBuilt(log) {
-  if (existsSync(join(ROOT, 'dist', 'cli', 'main.js'))) return;
+  if (existsSync(join(ROOT, 'dist', 'bundle', 'main.js'))) return;
   log('dist/ is missing: building Latch first');
   if (!existsSync(join(ROOT, 'node_modules'))) execFileSync('npm', ['install', '--no-audit', '--no-fund'], { cwd: ROOT, stdio: 'inherit' });
   else execFileSync('npm', ['run', 'build'], { cwd: ROOT, stdio: 'inherit' });

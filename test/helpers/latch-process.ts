@@ -1,6 +1,6 @@
 /**
  * Latch as real child processes, started the way an operator does: `node bin/latch.js …` on the compiled
- * code. The build (dist/) is brought up to date first when any source file is newer than it; one build at a
+ * and bundled code (dist/bundle/). The build (tsc, then scripts/bundle-cli.mjs) is brought up to date first when any source file is newer than it; one build at a
  * time across parallel test files (a lock folder).
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
@@ -9,7 +9,7 @@ import { join, resolve } from 'node:path';
 
 const ROOT = resolve(import.meta.dirname, '..', '..');
 const BIN = join(ROOT, 'bin', 'latch.js');
-const BUILT_ENTRY = join(ROOT, 'dist', 'cli', 'main.js');
+const BUILT_ENTRY = join(ROOT, 'dist', 'bundle', 'main.js');
 const LOCK = join(ROOT, '.tmp', 'build.lock');
 
 function newestSourceMtime(dir: string): number {
@@ -32,7 +32,7 @@ function buildIsCurrent(): boolean {
 
 let built: Promise<void> | undefined;
 
-/** Compiles src/ to dist/ (tsconfig.build.json) unless dist/ is already newer than every source file. */
+/** Compiles src/ to dist/ (tsconfig.build.json) and bundles it, unless the bundle is already newer than every source file. */
 export function ensureBuilt(): Promise<void> {
   built ??= (async () => {
     mkdirSync(join(ROOT, '.tmp'), { recursive: true });
@@ -49,8 +49,10 @@ export function ensureBuilt(): Promise<void> {
       }
       try {
         const tsc = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
-        const result = spawnSync(process.execPath, [tsc, '-p', join(ROOT, 'tsconfig.build.json')], { cwd: ROOT, encoding: 'utf8' });
-        if (result.status !== 0) throw new Error(`build failed:\n${result.stdout}${result.stderr}`);
+        for (const step of [[tsc, '-p', join(ROOT, 'tsconfig.build.json')], [join(ROOT, 'scripts', 'bundle-cli.mjs')]]) {
+          const result = spawnSync(process.execPath, step, { cwd: ROOT, encoding: 'utf8' });
+          if (result.status !== 0) throw new Error(`build failed:\n${result.stdout}${result.stderr}`);
+        }
       } finally {
         rmdirSync(LOCK);
       }
