@@ -13,6 +13,7 @@ import { after, before, describe, test, type TestContext } from 'node:test';
 import { Secret, TOTP } from 'otpauth';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { checkAccessibility, type AccessibilityReport } from '../helpers/accessibility.js';
+import { startAppCallback } from '../helpers/app-callback.js';
 import { launchChromium, screenshot, skipWithoutChromium, solidPng } from '../helpers/chromium.js';
 import { authorizeUrl, pkcePair } from '../helpers/oauth-flow.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
@@ -266,14 +267,17 @@ describe('accessibility of every page (axe-core in Chromium)', () => {
   });
 
   browserTest('the consent page of an app', async (t) => {
-    app = await latch.createClient({ name: 'Shuttle Planner', redirectUris: [RP_CALLBACK] });
+    // Back at a reachable app: a made-up host would leave an error page that interrupts the next navigation.
+    const appCallback = await startAppCallback();
+    t.after(() => appCallback.close());
+    app = await latch.createClient({ name: 'Shuttle Planner', redirectUris: [appCallback.url] });
     await page.goto(
-      authorizeUrl(origin, { client_id: app.clientId, redirect_uri: RP_CALLBACK, response_type: 'code', scope: 'openid profile email offline_access', state: 's', code_challenge: pkcePair().challenge, code_challenge_method: 'S256' }),
+      authorizeUrl(origin, { client_id: app.clientId, redirect_uri: appCallback.url, response_type: 'code', scope: 'openid profile email offline_access', state: 's', code_challenge: pkcePair().challenge, code_challenge_method: 'S256' }),
     );
     await page.getByRole('button', { name: 'Allow' }).waitFor();
     await checkPage(t, page, '30-consent');
     await page.getByRole('button', { name: 'Allow' }).click();
-    await page.waitForURL(/^https:\/\/rp\.example\.test\/callback\?/);
+    await page.waitForURL((url) => url.href.startsWith(`${appCallback.url}?`));
     await page.goto(`${origin}/account`);
     await checkPage(t, page, '31-account-connected-app');
   });

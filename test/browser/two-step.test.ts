@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { Secret, TOTP } from 'otpauth';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { startAppCallback, type AppCallback } from '../helpers/app-callback.js';
 import { launchChromium, screenshot, skipWithoutChromium } from '../helpers/chromium.js';
 import { authorizeUrl, pkcePair } from '../helpers/oauth-flow.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
@@ -23,10 +24,12 @@ describe('two-step verification in a real browser without JavaScript', () => {
   let password: string;
   let totp: TOTP;
   let recoveryCodes: string[] = [];
+  let appCallback: AppCallback;
 
   before(async () => {
     if (skipWithoutChromium) return;
     latch = await startTestServer();
+    appCallback = await startAppCallback();
     browser = await launchChromium();
     context = await browser.newContext({ javaScriptEnabled: false, viewport: { width: 1000, height: 800 } });
     page = await context.newPage();
@@ -35,6 +38,7 @@ describe('two-step verification in a real browser without JavaScript', () => {
   after(async () => {
     await browser?.close();
     await latch?.stop();
+    await appCallback?.close();
   });
 
   const passwordStep = async () => {
@@ -76,13 +80,12 @@ describe('two-step verification in a real browser without JavaScript', () => {
 
   browserTest('an app asks for a second factor (acr_values) of the password-only session: the second step only, then back to the app', async () => {
     // Still the session of the password sign-in that set the app up: single-factor.
-    const app = await latch.createClient({ name: 'Step-up App', redirectUris: ['https://rp.example.test/callback'] });
-    await page.route('https://rp.example.test/**', (route) => route.fulfill({ status: 200, contentType: 'text/html', body: '<!doctype html><title>Back at the app</title>' }));
+    const app = await latch.createClient({ name: 'Step-up App', redirectUris: [appCallback.url] });
     const { challenge } = pkcePair();
     await page.goto(
       authorizeUrl(latch.baseUrl, {
         client_id: app.clientId,
-        redirect_uri: 'https://rp.example.test/callback',
+        redirect_uri: appCallback.url,
         response_type: 'code',
         scope: 'openid profile',
         state: 'st',
@@ -100,7 +103,7 @@ describe('two-step verification in a real browser without JavaScript', () => {
     await page.getByLabel('Recovery code').fill(recoveryCodes[1]!);
     await page.getByRole('button', { name: 'Verify' }).click();
     await page.getByRole('button', { name: 'Allow' }).click();
-    await page.waitForURL(/^https:\/\/rp\.example\.test\/callback\?/);
+    await page.waitForURL((url) => url.href.startsWith(`${appCallback.url}?`));
     const back = new URL(page.url());
     assert.ok(back.searchParams.get('code'), 'a code for the app');
     assert.equal(back.searchParams.get('state'), 'st');
