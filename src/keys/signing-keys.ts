@@ -51,23 +51,39 @@ function publicMembers(jwk: JWK): Record<string, unknown> {
   return Object.fromEntries(Object.entries({ kty, crv, n, e, x, y }).filter(([, value]) => value !== undefined));
 }
 
-export async function generateSigningKey(alg: SigningAlgorithm, encryption: KeyEncryption, now: Date, activatesAt: Date): Promise<SigningKeyRecord> {
+/** A new key pair, not yet sealed for storage: what is slow about a new key (RSA's primes), kept apart from the sealing. */
+export interface SigningKeyMaterial {
+  alg: SigningAlgorithm;
+  kid: string;
+  publicJwk: Record<string, unknown>;
+  privateJwk: JWK;
+}
+
+export async function generateSigningKeyMaterial(alg: SigningAlgorithm): Promise<SigningKeyMaterial> {
   // RS256 with 2048-bit moduli (RFC 7518 §3.3 minimum; what clients expect); ES256 on P-256; EdDSA on Ed25519.
   const { publicKey, privateKey } = await generateKeyPair(alg, { extractable: true, ...(alg === 'RS256' ? { modulusLength: 2048 } : alg === 'EdDSA' ? { crv: 'Ed25519' } : {}) });
   const publicJwk = publicMembers(await exportJWK(publicKey));
   // The RFC 7638 thumbprint: unique per key and the same in every process that sees it.
   const kid = await calculateJwkThumbprint(publicJwk as JWK);
-  const privateJwk = await exportJWK(privateKey);
+  return { alg, kid, publicJwk, privateJwk: await exportJWK(privateKey) };
+}
+
+/** The stored form of a key: its private half encrypted under LATCH_SECRET, bound to its kid. */
+export function sealSigningKey(material: SigningKeyMaterial, encryption: KeyEncryption, now: Date, activatesAt: Date): SigningKeyRecord {
   return {
-    kid,
-    alg,
-    publicJwk,
-    privateJwkEncrypted: encryption.encrypt(JSON.stringify(privateJwk), kid),
+    kid: material.kid,
+    alg: material.alg,
+    publicJwk: material.publicJwk,
+    privateJwkEncrypted: encryption.encrypt(JSON.stringify(material.privateJwk), material.kid),
     createdAt: now,
     activatesAt,
     deactivatesAt: null,
     retiresAt: null,
   };
+}
+
+export async function generateSigningKey(alg: SigningAlgorithm, encryption: KeyEncryption, now: Date, activatesAt: Date): Promise<SigningKeyRecord> {
+  return sealSigningKey(await generateSigningKeyMaterial(alg), encryption, now, activatesAt);
 }
 
 /**

@@ -14,7 +14,10 @@ import { registerClient } from '../../src/clients/client-registration.js';
 import { buildLoggerOptions } from '../../src/app.js';
 import { countDoubleSends } from '../../src/http/batched-writes.js';
 import { loadConfig, type Config } from '../../src/config.js';
-import type { SigningAlgorithm } from '../../src/crypto/signing-algorithms.js';
+import { createKeyEncryption } from '../../src/crypto/key-encryption.js';
+import { SIGNING_ALGORITHMS, type SigningAlgorithm } from '../../src/crypto/signing-algorithms.js';
+import { generateSigningKeyMaterial, sealSigningKey, type SigningKeyMaterial } from '../../src/keys/signing-keys.js';
+import { openStorage, storageOptionsFromConfig } from '../../src/storage/open-storage.js';
 import { startServer, type RunningServer } from '../../src/server.js';
 import type { User } from '../../src/storage/storage.js';
 import { createTestSchema, POSTGRES_TEST_URL, postgresUnavailableReason } from './postgres.js';
@@ -55,6 +58,31 @@ export interface TestServerOptions {
    * address as relying-party id. Better than naming a PORT, which cannot be chosen again when another process takes it.
    */
   issuerHost?: string;
+  /**
+   * The signing keys of a fresh database. 'reused' (the default): before the start, this process's one key per
+   * algorithm is put in, sealed under this server's LATCH_SECRET, as if Latch had generated it; new RSA primes cost
+   * about 150 ms of CPU, and the suite starts a few hundred servers. 'generated': Latch generates its own at first
+   * start, as in production (test/oidc/signing-keys.test.ts tests that).
+   */
+  signingKeys?: 'reused' | 'generated';
+}
+
+/** One key pair per algorithm for every server of this process (see `signingKeys`). */
+const reusedKeyMaterial = new Map<SigningAlgorithm, Promise<SigningKeyMaterial>>();
+
+async function putReusedSigningKeys(config: Config): Promise<void> {
+  const storage = await openStorage(config.databaseUrl, { ...storageOptionsFromConfig(config), migrate: true });
+  try {
+    const encryption = createKeyEncryption(config.secret);
+    const now = new Date();
+    for (const alg of SIGNING_ALGORITHMS) {
+      let material = reusedKeyMaterial.get(alg);
+      if (!material) reusedKeyMaterial.set(alg, (material = generateSigningKeyMaterial(alg)));
+      await storage.signingKeys.insert(sealSigningKey(await material, encryption, now, now));
+    }
+  } finally {
+    await storage.close();
+  }
 }
 
 /** The database the tests run on, from `LATCH_TEST_DATABASE`. */
@@ -99,6 +127,11 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'latch-test-'));
   const database = await databaseEnv(options, dataDir);
   const captured: string[] = [];
+  const fresh = options.dataDir === undefined && options.postgresSchema === undefined && (options.migrate ?? true) && options.database !== 'postgres-unreachable';
+  if (fresh && (options.signingKeys ?? 'reused') === 'reused') {
+    // The port is not known yet; nothing storage needs depends on it.
+    await putReusedSigningKeys(loadConfig({ ...database.env, PORT: '0', HOST: '127.0.0.1', LATCH_LOG_LEVEL: 'silent', ...options.env }));
+  }
   let started: { config: Config; server: RunningServer } | undefined;
   for (let attempt = 1; !started; attempt += 1) {
     const port = options.env?.PORT ?? String(await freePort());

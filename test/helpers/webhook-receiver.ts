@@ -12,6 +12,7 @@ export interface ReceivedWebhook {
   headers: IncomingHttpHeaders;
   /** The body exactly as received: what the signature covers. */
   rawBody: string;
+  /** When the request's headers arrived (not its end, which a busy machine can delay further). */
   receivedAt: number;
 }
 
@@ -30,11 +31,12 @@ export class WebhookReceiver {
   static async start(): Promise<WebhookReceiver> {
     let receiver: WebhookReceiver | undefined;
     const server = createServer((request, response) => {
+      const receivedAt = Date.now();
       let rawBody = '';
       request.setEncoding('utf8');
       request.on('data', (chunk: string) => (rawBody += chunk));
       request.on('end', () => {
-        receiver!.received.push({ method: request.method ?? '', path: request.url ?? '', headers: request.headers, rawBody, receivedAt: Date.now() });
+        receiver!.received.push({ method: request.method ?? '', path: request.url ?? '', headers: request.headers, rawBody, receivedAt });
         response.writeHead(receiver!.statuses.shift() ?? receiver!.thenStatus).end();
         for (const wake of receiver!.waiters.splice(0)) wake();
       });

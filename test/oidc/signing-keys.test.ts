@@ -34,7 +34,8 @@ describe('signing keys at rest', () => {
   });
 
   test('are generated on first start, stored encrypted, and reused after a restart', async () => {
-    const first = await startTestServer({ env: { LATCH_SECRET: SECRET } });
+    const first = await startTestServer({ env: { LATCH_SECRET: SECRET }, signingKeys: 'generated' });
+    assert.equal((await first.storage.signingKeys.listAll()).length, 3, 'one key per algorithm, generated at the start');
     const kids = await jwksKids(first);
     assert.equal(kids.length, 3);
     const rows = await first.storage.signingKeys.listAll();
