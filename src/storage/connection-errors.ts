@@ -4,6 +4,7 @@
  * (database-unavailable.ts). Apart from the pool, so that a process on SQLite does not load PostgreSQL's driver
  * for this check.
  */
+
 /** Socket-level failures and the SQLSTATEs of a server that is going away or not yet accepting (class 08, 57P0x, 53300). */
 const CONNECTION_ERROR_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
 const CONNECTION_SQLSTATES = new Set(['57P01', '57P02', '57P03', '53300']);
