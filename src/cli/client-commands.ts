@@ -13,6 +13,7 @@ import { CLIENT_GRANT_TYPES, isClientGrantType } from '../clients/client-kind-po
 import { isSigningAlgorithm, SIGNING_ALGORITHMS } from '../crypto/signing-algorithms.js';
 import type { Client, Storage } from '../storage/storage.js';
 import { printFields, printJson, UsageError } from './output.js';
+import type { Terminal } from './terminal.js';
 
 export const CLIENT_USAGE = `latch client create --name NAME --redirect-uri URI [--redirect-uri URI …] [--homepage-url URL] [--id-token-alg RS256|ES256|EdDSA]
                     [--post-logout-redirect-uri URI …] [--backchannel-logout-uri URI] [--public]
@@ -61,7 +62,7 @@ function describeClient(client: Client) {
   };
 }
 
-export async function runClientCommand(args: string[], storage: Storage, policy: RegistrationPolicy): Promise<void> {
+export async function runClientCommand(args: string[], storage: Storage, policy: RegistrationPolicy, terminal: Terminal): Promise<void> {
   const [subcommand, ...rest] = args;
   const { values, positionals } = parseArgs({
     args: rest,
@@ -133,10 +134,10 @@ export async function runClientCommand(args: string[], storage: Storage, policy:
         ...lifetimeFields(client),
         require_mfa: client.requireMfa,
       };
-      if (values.json) printJson(result);
+      if (values.json) printJson(terminal.stdout, result);
       else {
-        printFields(result);
-        process.stderr.write(
+        printFields(terminal.stdout, result);
+        terminal.stderr.write(
           clientSecret === null
             ? '\nA public client has no secret: the app sends its client_id alone and must use PKCE (S256).\n'
             : '\nThe client secret is shown only now. Keep it in your back end (an environment variable), never in a browser or in source code.\n',
@@ -146,16 +147,16 @@ export async function runClientCommand(args: string[], storage: Storage, policy:
     }
     case 'list': {
       const clients = (await storage.clients.list()).map(describeClient);
-      if (values.json) printJson(clients);
-      else if (clients.length === 0) process.stdout.write('No clients registered.\n');
-      else for (const c of clients) process.stdout.write(`${c.client_id}  ${c.name}  ${c.redirect_uris.join(' ')}\n`);
+      if (values.json) printJson(terminal.stdout, clients);
+      else if (clients.length === 0) terminal.stdout.write('No clients registered.\n');
+      else for (const c of clients) terminal.stdout.write(`${c.client_id}  ${c.name}  ${c.redirect_uris.join(' ')}\n`);
       return;
     }
     case 'show': {
       const client = await storage.clients.findById(clientIdArg());
       if (!client) throw new UsageError(`No client with id ${clientIdArg()}`);
-      if (values.json) printJson(describeClient(client));
-      else printFields(describeClient(client));
+      if (values.json) printJson(terminal.stdout, describeClient(client));
+      else printFields(terminal.stdout, describeClient(client));
       return;
     }
     case 'add-redirect-uri':
@@ -167,8 +168,8 @@ export async function runClientCommand(args: string[], storage: Storage, policy:
           ? await addRedirectUri(storage, clientIdArg(), uri, policy)
           : await removeRedirectUri(storage, clientIdArg(), uri);
       await recordCommandLineEvent(storage, { type: 'client.updated', clientId: client.clientId, details: { changed: ['redirect_uris'] } });
-      if (values.json) printJson(describeClient(client));
-      else printFields({ client_id: client.clientId, redirect_uris: client.redirectUris });
+      if (values.json) printJson(terminal.stdout, describeClient(client));
+      else printFields(terminal.stdout, { client_id: client.clientId, redirect_uris: client.redirectUris });
       return;
     }
     case 'rotate-secret': {
@@ -181,8 +182,8 @@ export async function runClientCommand(args: string[], storage: Storage, policy:
         client_secret: clientSecret,
         previous_secret_valid_until: client.previousSecretExpiresAt?.toISOString() ?? null,
       };
-      if (values.json) printJson(result);
-      else printFields(result);
+      if (values.json) printJson(terminal.stdout, result);
+      else printFields(terminal.stdout, result);
       return;
     }
     case 'set-refresh-lifetimes': {
@@ -197,10 +198,10 @@ export async function runClientCommand(args: string[], storage: Storage, policy:
       });
       await recordCommandLineEvent(storage, { type: 'client.updated', clientId: client.clientId, details: { changed: ['refresh_token_lifetimes'] } });
       const result = { client_id: client.clientId, ...lifetimeFields(client) };
-      if (values.json) printJson(result);
+      if (values.json) printJson(terminal.stdout, result);
       else {
-        printFields(result);
-        process.stderr.write('\nThese apply to refresh tokens issued or rotated from now on; null means the deployment\'s default.\n');
+        printFields(terminal.stdout, result);
+        terminal.stderr.write('\nThese apply to refresh tokens issued or rotated from now on; null means the deployment\'s default.\n');
       }
       return;
     }
@@ -212,15 +213,15 @@ export async function runClientCommand(args: string[], storage: Storage, policy:
       await storage.clients.update(client.clientId, { requireMfa: setting === 'on' }, new Date());
       await recordCommandLineEvent(storage, { type: 'client.updated', clientId: client.clientId, details: { changed: ['require_mfa'] } });
       const result = { client_id: client.clientId, require_mfa: setting === 'on' };
-      if (values.json) printJson(result);
-      else printFields(result);
+      if (values.json) printJson(terminal.stdout, result);
+      else printFields(terminal.stdout, result);
       return;
     }
     case 'delete': {
       const client = await storage.clients.findById(clientIdArg());
       if (!client || !(await storage.clients.delete(client.clientId))) throw new UsageError(`No client with id ${clientIdArg()}`);
       await recordCommandLineEvent(storage, { type: 'client.deleted', clientId: client.clientId, details: { name: client.name } });
-      process.stdout.write(`Deleted client ${clientIdArg()}; its codes, tokens and consents are gone with it.\n`);
+      terminal.stdout.write(`Deleted client ${clientIdArg()}; its codes, tokens and consents are gone with it.\n`);
       return;
     }
     default:

@@ -12,6 +12,7 @@ import { backupDatabase } from '../storage/database-backup.js';
 import { restoreDatabase } from '../storage/database-restore.js';
 import type { TableRows } from '../storage/sqlite/file.js';
 import { UsageError } from './output.js';
+import type { Terminal } from './terminal.js';
 
 export const DB_USAGE = `latch db copy --from URL --to URL [--from-schema S] [--to-schema S] [--force]
                                   Copy every row to another database (e.g. sqlite:data/latch.db to postgres://…),
@@ -36,8 +37,8 @@ function checkDatabaseUrl(flag: string, url: string | undefined): string {
  * through loadConfig, which creates a new data/secret beside a database that has none: beside a restored
  * database that would be the wrong secret, which the restored signing keys cannot be decrypted with.
  */
-function embeddedDatabasePath(command: 'backup' | 'restore'): string {
-  const url = process.env.LATCH_DATABASE_URL || 'sqlite:data/latch.db';
+function embeddedDatabasePath(command: 'backup' | 'restore', env: NodeJS.ProcessEnv): string {
+  const url = env.LATCH_DATABASE_URL || 'sqlite:data/latch.db';
   const path = sqlitePath(url);
   if (path === null) {
     if (!/^postgres(ql)?:\/\//.test(url)) throw new UsageError(`LATCH_DATABASE_URL must start with sqlite: or postgres:// (got "${url}")`);
@@ -54,8 +55,8 @@ function fileArgument(command: 'backup' | 'restore', positionals: string[]): str
   return file;
 }
 
-function printTables(tables: TableRows[]): void {
-  for (const { table, rows } of tables) process.stdout.write(`${table.padEnd(26)} ${rows}\n`);
+function printTables(terminal: Terminal, tables: TableRows[]): void {
+  for (const { table, rows } of tables) terminal.stdout.write(`${table.padEnd(26)} ${rows}\n`);
 }
 
 function duration(milliseconds: number): string {
@@ -92,39 +93,39 @@ function lowerOwnPriority(): boolean {
   return lowered;
 }
 
-async function runBackup(args: string[]): Promise<void> {
+async function runBackup(args: string[], terminal: Terminal): Promise<void> {
   const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { force: { type: 'boolean', default: false } } });
   const file = fileArgument('backup', positionals);
-  const lowered = lowerOwnPriority();
-  const report = await backupDatabase(embeddedDatabasePath('backup'), file, { force: values.force });
-  printTables(report.tables);
-  process.stdout.write(
+  const lowered = terminal.ownsProcess && lowerOwnPriority();
+  const report = await backupDatabase(embeddedDatabasePath('backup', terminal.env), file, { force: values.force });
+  printTables(terminal, report.tables);
+  terminal.stdout.write(
     `Wrote ${report.file}: ${megabytes(report.bytes)}, ${report.totalRows} rows in ${report.tables.length} tables, integrity check ok.\n` +
       `Snapshot as of ${report.snapshotAt.toISOString()}, taken in ${duration(report.snapshotMilliseconds)} (${duration(report.totalMilliseconds)} in all)` +
       `${lowered ? ', at the lowest CPU priority (nice 19): a background task that lets the server go first' : ''}.\n`,
   );
-  process.stderr.write(
+  terminal.stderr.write(
     'Keep LATCH_SECRET with the backup (on the embedded default it is the file data/secret, beside latch.db): a restore needs it, the private parts of the signing keys are encrypted under it.\n',
   );
 }
 
-function runRestore(args: string[]): void {
+function runRestore(args: string[], terminal: Terminal): void {
   const { positionals } = parseArgs({ args, allowPositionals: true, options: {} });
   const file = fileArgument('restore', positionals);
-  const target = embeddedDatabasePath('restore');
+  const target = embeddedDatabasePath('restore', terminal.env);
   const report = restoreDatabase(target, file);
-  printTables(report.tables);
-  process.stdout.write(`Restored ${file} into ${target}: ${report.totalRows} rows in ${report.tables.length} tables, integrity check ok.\n`);
-  process.stdout.write(
+  printTables(terminal, report.tables);
+  terminal.stdout.write(`Restored ${file} into ${target}: ${report.totalRows} rows in ${report.tables.length} tables, integrity check ok.\n`);
+  terminal.stdout.write(
     report.pendingMigrations.length === 0
       ? 'The backup has every migration of this Latch.\n'
       : `The backup is older than this Latch: ${report.pendingMigrations.length} migration(s) (${report.pendingMigrations.join(', ')}) are applied at the next start (latch serve, or latch migrate).\n`,
   );
-  if (report.replacedKeptAs) process.stdout.write(`The database it replaced is kept as ${report.replacedKeptAs}: delete it once the restore is confirmed.\n`);
-  process.stderr.write(SECRET_REMINDER);
+  if (report.replacedKeptAs) terminal.stdout.write(`The database it replaced is kept as ${report.replacedKeptAs}: delete it once the restore is confirmed.\n`);
+  terminal.stderr.write(SECRET_REMINDER);
 }
 
-async function runCopy(args: string[]): Promise<void> {
+async function runCopy(args: string[], terminal: Terminal): Promise<void> {
   const { values } = parseArgs({
     args,
     options: {
@@ -142,18 +143,18 @@ async function runCopy(args: string[]): Promise<void> {
   }
   const report = await copyDatabase(from, to, {
     force: values.force,
-    onTable: (table, rows) => process.stdout.write(`${table.padEnd(22)} ${rows}\n`),
+    onTable: (table, rows) => terminal.stdout.write(`${table.padEnd(22)} ${rows}\n`),
   });
-  process.stdout.write(`Copied ${report.totalRows} rows in ${report.tables.length} tables; row counts verified.\n`);
-  process.stderr.write(
+  terminal.stdout.write(`Copied ${report.totalRows} rows in ${report.tables.length} tables; row counts verified.\n`);
+  terminal.stderr.write(
     'Start the new deployment with the same LATCH_SECRET as the old one (on the embedded default it is in the data folder, data/secret): signing keys and forms depend on it.\n',
   );
 }
 
-export async function runDbCommand(args: string[]): Promise<void> {
+export async function runDbCommand(args: string[], terminal: Terminal): Promise<void> {
   const [subcommand, ...rest] = args;
-  if (subcommand === 'copy') await runCopy(rest);
-  else if (subcommand === 'backup') await runBackup(rest);
-  else if (subcommand === 'restore') runRestore(rest);
+  if (subcommand === 'copy') await runCopy(rest, terminal);
+  else if (subcommand === 'backup') await runBackup(rest, terminal);
+  else if (subcommand === 'restore') runRestore(rest, terminal);
   else throw new UsageError(`Unknown command: latch db ${subcommand ?? ''}\n\n${DB_USAGE}`);
 }

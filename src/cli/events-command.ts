@@ -9,6 +9,7 @@ import { auditEventJson, type AuditEventJson } from '../audit/event-json.js';
 import { EventFilterError, parseSince as parseFilterSince, parseTypeFilter as parseFilterType } from '../audit/event-filter.js';
 import type { AuditEventFilter, Storage } from '../storage/storage.js';
 import { printJson, UsageError } from './output.js';
+import type { Terminal } from './terminal.js';
 
 export const EVENTS_USAGE = `latch events [--user EMAIL|ID] [--client CLIENT_ID] [--type TYPE|FAMILY.*] [--since ISO|30m|24h|7d] [--limit N] [--json]`;
 
@@ -59,7 +60,7 @@ function describeDetails(details: Record<string, unknown>): string {
     .join(' ');
 }
 
-function printTable(events: AuditEventJson[]): void {
+function printTable(terminal: Terminal, events: AuditEventJson[]): void {
   const rows = events.map((event) => [
     event.time.slice(0, 19).replace('T', ' '),
     event.type,
@@ -71,11 +72,11 @@ function printTable(events: AuditEventJson[]): void {
   const header = ['TIME (UTC)', 'TYPE', 'USER', 'CLIENT', 'ADDRESS', 'DETAILS'];
   const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column]!.length)));
   for (const row of [header, ...rows]) {
-    process.stdout.write(`${row.map((cell, column) => (column === row.length - 1 ? cell : cell.padEnd(widths[column]!))).join('  ').trimEnd()}\n`);
+    terminal.stdout.write(`${row.map((cell, column) => (column === row.length - 1 ? cell : cell.padEnd(widths[column]!))).join('  ').trimEnd()}\n`);
   }
 }
 
-export async function runEventsCommand(args: string[], storage: Storage): Promise<void> {
+export async function runEventsCommand(args: string[], storage: Storage, terminal: Terminal): Promise<void> {
   const { values, positionals } = parseArgs({
     args,
     allowPositionals: true,
@@ -97,7 +98,7 @@ export async function runEventsCommand(args: string[], storage: Storage): Promis
     ...(values.user !== undefined && { userId: await resolveUser(storage, values.user) }),
   };
   const events = (await storage.auditEvents.list(filter)).map(auditEventJson);
-  if (values.json) printJson(events);
-  else if (events.length === 0) process.stdout.write('No events.\n');
-  else printTable(events);
+  if (values.json) printJson(terminal.stdout, events);
+  else if (events.length === 0) terminal.stdout.write('No events.\n');
+  else printTable(terminal, events);
 }

@@ -11,6 +11,7 @@ import { retireSigningKey, rotateSigningKeys, signingKeyState } from '../keys/si
 import { JWKS_MAX_AGE_SECONDS } from '../oauth/jwks.js';
 import type { SigningKeyRecord, Storage } from '../storage/storage.js';
 import { printJson, UsageError } from './output.js';
+import type { Terminal } from './terminal.js';
 
 export const KEYS_USAGE = `latch keys list [--json]
 latch keys rotate [--alg RS256|ES256|EdDSA|all] [--lead-seconds N] [--json]
@@ -28,7 +29,7 @@ function describeKey(key: SigningKeyRecord, now: Date) {
   };
 }
 
-export async function runKeysCommand(args: string[], storage: Storage, config: Config): Promise<void> {
+export async function runKeysCommand(args: string[], storage: Storage, config: Config, terminal: Terminal): Promise<void> {
   const [subcommand, ...rest] = args;
   const now = new Date();
   if (subcommand === 'retire') {
@@ -38,7 +39,7 @@ export async function runKeysCommand(args: string[], storage: Storage, config: C
     if (operands.length !== 1 || !operands[0]) throw new UsageError('latch keys retire needs one KID (see latch keys list)');
     const key = await retireSigningKey(storage, operands[0], now);
     await recordCommandLineEvent(storage, { type: 'signing_key.retired', details: { kid: key.kid, alg: key.alg } });
-    process.stdout.write(`Retired ${key.kid} (${key.alg}): it signs nothing more, and the id_tokens it signed no longer verify once servers reload their keys.\n`);
+    terminal.stdout.write(`Retired ${key.kid} (${key.alg}): it signs nothing more, and the id_tokens it signed no longer verify once servers reload their keys.\n`);
     return;
   }
   const { values } = parseArgs({
@@ -52,9 +53,9 @@ export async function runKeysCommand(args: string[], storage: Storage, config: C
   switch (subcommand) {
     case 'list': {
       const keys = (await storage.signingKeys.listAll()).map((key) => describeKey(key, now));
-      if (values.json) printJson(keys);
-      else if (keys.length === 0) process.stdout.write('No signing keys yet; they are generated when the server first starts.\n');
-      else for (const k of keys) process.stdout.write(`${k.kid}  ${k.alg.padEnd(5)}  ${k.state.padEnd(8)}  activates ${k.activates_at}${k.deactivates_at ? `  stops signing ${k.deactivates_at}` : ''}${k.retires_at ? `  retires ${k.retires_at}` : ''}\n`);
+      if (values.json) printJson(terminal.stdout, keys);
+      else if (keys.length === 0) terminal.stdout.write('No signing keys yet; they are generated when the server first starts.\n');
+      else for (const k of keys) terminal.stdout.write(`${k.kid}  ${k.alg.padEnd(5)}  ${k.state.padEnd(8)}  activates ${k.activates_at}${k.deactivates_at ? `  stops signing ${k.deactivates_at}` : ''}${k.retires_at ? `  retires ${k.retires_at}` : ''}\n`);
       return;
     }
     case 'rotate': {
@@ -65,7 +66,7 @@ export async function runKeysCommand(args: string[], storage: Storage, config: C
       if (!Number.isInteger(leadSeconds) || leadSeconds < 0 || leadSeconds > 30 * 86400) throw new UsageError('--lead-seconds must be an integer from 0 to 2592000');
       const safeLead = config.signingKeyRefreshSeconds + JWKS_MAX_AGE_SECONDS;
       if (leadSeconds < safeLead) {
-        process.stderr.write(
+        terminal.stderr.write(
           `Warning: a lead time under ${safeLead} s (key refresh ${config.signingKeyRefreshSeconds} s + JWKS cache ${JWKS_MAX_AGE_SECONDS} s) can let a client see a token before it has the key; use it for a compromised key only.\n`,
         );
       }
@@ -77,11 +78,11 @@ export async function runKeysCommand(args: string[], storage: Storage, config: C
       }, now);
       for (const r of results) await recordCommandLineEvent(storage, { type: 'signing_key.rotated', details: { kid: r.added.kid, alg: r.added.alg, replaces: r.ended } });
       const summary = results.map((r) => ({ ...describeKey(r.added, now), replaces: r.ended, replaced_keys_retire_at: r.predecessorsRetireAt.toISOString() }));
-      if (values.json) printJson(summary);
+      if (values.json) printJson(terminal.stdout, summary);
       else {
         for (const r of summary) {
-          process.stdout.write(`${r.alg}: added ${r.kid}, published now, signs from ${r.activates_at}`);
-          process.stdout.write(r.replaces.length ? `; ${r.replaces.join(', ')} stops signing then and leaves the JWKS at ${r.replaced_keys_retire_at}\n` : '\n');
+          terminal.stdout.write(`${r.alg}: added ${r.kid}, published now, signs from ${r.activates_at}`);
+          terminal.stdout.write(r.replaces.length ? `; ${r.replaces.join(', ')} stops signing then and leaves the JWKS at ${r.replaced_keys_retire_at}\n` : '\n');
         }
       }
       return;

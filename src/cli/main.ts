@@ -3,6 +3,7 @@
  * can fix are printed as one line, never a stack trace.
  */
 import { UsageError } from './output.js';
+import { processTerminal, type Terminal } from './terminal.js';
 
 // Each command loads only what it needs: `latch client list` should not pay for the server's modules (Fastify,
 // Redis, OpenTelemetry), and scripts run the CLI often. Loading them all took ~0.65 s of CPU per run.
@@ -76,7 +77,12 @@ async function isOperatorError(error: unknown): Promise<boolean> {
   );
 }
 
-export async function runCli(argv: string[]): Promise<number> {
+/**
+ * Runs one command. `terminal` is the process's own for `bin/latch.js`; a caller running commands in its own
+ * process passes its own environment, input and output. `serve` always runs on the process's own: it owns the
+ * process (signals, workers, the listening socket).
+ */
+export async function runCli(argv: string[], terminal: Terminal = processTerminal()): Promise<number> {
   const [command, ...args] = argv;
   try {
     switch (command) {
@@ -85,19 +91,19 @@ export async function runCli(argv: string[]): Promise<number> {
       case 'migrate': {
         const { loadConfig } = await commands.config();
         const { migrateToLatest, openStorage, storageOptionsFromConfig } = await commands.storage();
-        const config = loadConfig();
+        const config = loadConfig(terminal.env);
         const options = storageOptionsFromConfig(config);
         const storage = await openStorage(config.databaseUrl, { ...options, migrate: false });
         const result = await migrateToLatest(storage, options).finally(() => storage.close());
         const applied = result.results?.map((r) => r.migrationName) ?? [];
-        process.stdout.write(applied.length ? `Applied: ${applied.join(', ')}\n` : 'Database is up to date.\n');
+        terminal.stdout.write(applied.length ? `Applied: ${applied.join(', ')}\n` : 'Database is up to date.\n');
         return 0;
       }
       case 'db':
-        await (await commands.db()).runDbCommand(args);
+        await (await commands.db()).runDbCommand(args, terminal);
         return 0;
       case 'doctor':
-        return await (await commands.doctor()).runDoctorCommand(args);
+        return await (await commands.doctor()).runDoctorCommand(args, terminal);
       case 'client':
       case 'user':
       case 'keys':
@@ -108,17 +114,17 @@ export async function runCli(argv: string[]): Promise<number> {
       case 'admin': {
         const { loadConfig } = await commands.config();
         const { openStorage, storageOptionsFromConfig } = await commands.storage();
-        const config = loadConfig();
+        const config = loadConfig(terminal.env);
         const storage = await openStorage(config.databaseUrl, storageOptionsFromConfig(config));
         try {
-          if (command === 'client') await (await commands.client()).runClientCommand(args, storage, { developmentMode: config.developmentMode });
-          else if (command === 'keys') await (await commands.keys()).runKeysCommand(args, storage, config);
-          else if (command === 'events') await (await commands.events()).runEventsCommand(args, storage);
-          else if (command === 'registration-token') await (await commands.registrationToken()).runRegistrationTokenCommand(args, storage, { registration: config.registration });
-          else if (command === 'admin') await (await commands.admin()).runAdminCommand(args, storage);
-          else if (command === 'resource') await (await commands.resource()).runResourceCommand(args, storage);
-          else if (command === 'webhook') await (await commands.webhook()).runWebhookCommand(args, storage, { latchSecret: config.secret, developmentMode: config.developmentMode });
-          else await (await commands.user()).runUserCommand(args, storage);
+          if (command === 'client') await (await commands.client()).runClientCommand(args, storage, { developmentMode: config.developmentMode }, terminal);
+          else if (command === 'keys') await (await commands.keys()).runKeysCommand(args, storage, config, terminal);
+          else if (command === 'events') await (await commands.events()).runEventsCommand(args, storage, terminal);
+          else if (command === 'registration-token') await (await commands.registrationToken()).runRegistrationTokenCommand(args, storage, { registration: config.registration }, terminal);
+          else if (command === 'admin') await (await commands.admin()).runAdminCommand(args, storage, terminal);
+          else if (command === 'resource') await (await commands.resource()).runResourceCommand(args, storage, terminal);
+          else if (command === 'webhook') await (await commands.webhook()).runWebhookCommand(args, storage, { latchSecret: config.secret, developmentMode: config.developmentMode }, terminal);
+          else await (await commands.user()).runUserCommand(args, storage, terminal);
         } finally {
           await storage.close();
         }
@@ -128,18 +134,18 @@ export async function runCli(argv: string[]): Promise<number> {
       case 'help':
       case '--help':
       case '-h':
-        process.stdout.write(`${await usage()}\n`);
+        terminal.stdout.write(`${await usage()}\n`);
         return command === undefined ? 1 : 0;
       default:
         throw new UsageError(`Unknown command: ${command}\n\n${await usage()}`);
     }
   } catch (error) {
     if (await isOperatorError(error)) {
-      process.stderr.write(`latch: ${(error as Error).message}\n`);
+      terminal.stderr.write(`latch: ${(error as Error).message}\n`);
       return 2;
     }
     if (error instanceof TypeError && (error as NodeJS.ErrnoException).code?.startsWith('ERR_PARSE_ARGS')) {
-      process.stderr.write(`latch: ${error.message}\n`);
+      terminal.stderr.write(`latch: ${error.message}\n`);
       return 2;
     }
     throw error;

@@ -1,13 +1,15 @@
 /** CLI output: JSON for scripts (--json), aligned lines for people. */
-export function printJson(value: unknown): void {
-  process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+import type { TextOutput } from './terminal.js';
+
+export function printJson(out: TextOutput, value: unknown): void {
+  out.write(`${JSON.stringify(value, null, 2)}\n`);
 }
 
-export function printFields(fields: Record<string, string | number | boolean | null | readonly string[]>): void {
+export function printFields(out: TextOutput, fields: Record<string, string | number | boolean | null | readonly string[]>): void {
   const width = Math.max(...Object.keys(fields).map((k) => k.length));
   for (const [key, value] of Object.entries(fields)) {
     const text = Array.isArray(value) ? value.join(', ') : String(value ?? '—');
-    process.stdout.write(`${key.padEnd(width)}  ${text}\n`);
+    out.write(`${key.padEnd(width)}  ${text}\n`);
   }
 }
 

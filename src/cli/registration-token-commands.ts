@@ -8,6 +8,7 @@ import { recordCommandLineEvent } from '../audit/audit-log.js';
 import { generateIdentifier, generateSecret, hashSecret, SECRET_PREFIX } from '../crypto/secrets.js';
 import type { RegistrationToken, Storage } from '../storage/storage.js';
 import { printFields, printJson, UsageError } from './output.js';
+import type { Terminal } from './terminal.js';
 
 export const REGISTRATION_TOKEN_USAGE = `latch registration-token create [--note TEXT] [--expires-in-days N] [--json]
 latch registration-token list [--json]
@@ -31,7 +32,7 @@ function describe(token: RegistrationToken, now: Date) {
   };
 }
 
-export async function runRegistrationTokenCommand(args: string[], storage: Storage, settings: { registration: 'off' | 'token' | 'open' }): Promise<void> {
+export async function runRegistrationTokenCommand(args: string[], storage: Storage, settings: { registration: 'off' | 'token' | 'open' }, terminal: Terminal): Promise<void> {
   const [subcommand, ...rest] = args;
   const { values, positionals } = parseArgs({
     args: rest,
@@ -53,9 +54,9 @@ export async function runRegistrationTokenCommand(args: string[], storage: Stora
       await storage.registrationTokens.insert({ id, tokenHash: hashSecret(token), note: note || 'no note', createdAt: now, expiresAt });
       await recordCommandLineEvent(storage, { type: 'registration_token.created', details: { token_id: id, expires_at: expiresAt?.toISOString() ?? null } });
       const result = { id, token, note: note || 'no note', expires_at: expiresAt?.toISOString() ?? null };
-      if (values.json) printJson(result);
-      else printFields(result);
-      process.stderr.write(
+      if (values.json) printJson(terminal.stdout, result);
+      else printFields(terminal.stdout, result);
+      terminal.stderr.write(
         `\nThe token is shown only now: hand it to whoever registers the app; they send it as Authorization: Bearer <token> to POST /oauth2/register.\n` +
           (settings.registration === 'token' ? '' : `Note: LATCH_REGISTRATION is ${settings.registration}; the token is accepted only when it is token.\n`),
       );
@@ -63,9 +64,9 @@ export async function runRegistrationTokenCommand(args: string[], storage: Stora
     }
     case 'list': {
       const tokens = (await storage.registrationTokens.list()).map((token) => describe(token, now));
-      if (values.json) printJson(tokens);
-      else if (tokens.length === 0) process.stdout.write('No registration tokens.\n');
-      else for (const token of tokens) process.stdout.write(`${token.id}  ${token.state}  ${token.expires_at ?? 'no expiry'}  ${token.note}\n`);
+      if (values.json) printJson(terminal.stdout, tokens);
+      else if (tokens.length === 0) terminal.stdout.write('No registration tokens.\n');
+      else for (const token of tokens) terminal.stdout.write(`${token.id}  ${token.state}  ${token.expires_at ?? 'no expiry'}  ${token.note}\n`);
       return;
     }
     case 'revoke': {
@@ -73,7 +74,7 @@ export async function runRegistrationTokenCommand(args: string[], storage: Stora
       if (!id) throw new UsageError('latch registration-token revoke needs an ID (see latch registration-token list)');
       if (!(await storage.registrationTokens.revoke(id, now))) throw new UsageError(`No live registration token with id ${id}`);
       await recordCommandLineEvent(storage, { type: 'registration_token.revoked', details: { token_id: id } });
-      process.stdout.write(`Revoked registration token ${id}: registrations with it are refused from now on; clients it registered stay.\n`);
+      terminal.stdout.write(`Revoked registration token ${id}: registrations with it are refused from now on; clients it registered stay.\n`);
       return;
     }
     default:

@@ -8,6 +8,7 @@ import { recordCommandLineEvent } from '../audit/audit-log.js';
 import { resourceIdentifierProblem, resourceScopeProblem } from '../oauth/request/resource.js';
 import type { ResourceServer, Storage } from '../storage/storage.js';
 import { printFields, printJson, UsageError } from './output.js';
+import type { Terminal } from './terminal.js';
 
 export const RESOURCE_USAGE = `latch resource create --identifier URL --scope S [--scope S …] [--name NAME] [--json]
 latch resource list [--json]
@@ -19,7 +20,7 @@ function describe(resource: ResourceServer) {
   return { identifier: resource.identifier, name: resource.name, scope: resource.scope.join(' '), created_at: resource.createdAt.toISOString() };
 }
 
-export async function runResourceCommand(args: string[], storage: Storage): Promise<void> {
+export async function runResourceCommand(args: string[], storage: Storage, terminal: Terminal): Promise<void> {
   const [subcommand, ...rest] = args;
   const { values, positionals } = parseArgs({
     args: rest,
@@ -50,15 +51,15 @@ export async function runResourceCommand(args: string[], storage: Storage): Prom
       const resource: ResourceServer = { identifier, name, scope, createdAt: new Date() };
       if (!(await storage.resourceServers.insert(resource))) throw new UsageError(`An API with identifier ${identifier} is registered already (see latch resource list)`);
       await recordCommandLineEvent(storage, { type: 'resource.created', details: { resource: identifier, scope } });
-      if (values.json) printJson(describe(resource));
-      else printFields(describe(resource));
+      if (values.json) printJson(terminal.stdout, describe(resource));
+      else printFields(terminal.stdout, describe(resource));
       return;
     }
     case 'list': {
       const resources = (await storage.resourceServers.list()).map(describe);
-      if (values.json) printJson(resources);
-      else if (resources.length === 0) process.stdout.write('No APIs registered. Add one with latch resource create.\n');
-      else for (const resource of resources) process.stdout.write(`${resource.identifier}  ${resource.name}  ${resource.scope}\n`);
+      if (values.json) printJson(terminal.stdout, resources);
+      else if (resources.length === 0) terminal.stdout.write('No APIs registered. Add one with latch resource create.\n');
+      else for (const resource of resources) terminal.stdout.write(`${resource.identifier}  ${resource.name}  ${resource.scope}\n`);
       return;
     }
     case 'delete': {
@@ -66,7 +67,7 @@ export async function runResourceCommand(args: string[], storage: Storage): Prom
       if (!identifier) throw new UsageError('latch resource delete needs the URL of the API (see latch resource list)');
       if (!(await storage.resourceServers.delete(identifier))) throw new UsageError(`No API with identifier ${identifier}`);
       await recordCommandLineEvent(storage, { type: 'resource.deleted', details: { resource: identifier } });
-      process.stdout.write(`Deleted ${identifier}: new tokens for it are refused (invalid_target); JWTs issued already stay valid until they expire.\n`);
+      terminal.stdout.write(`Deleted ${identifier}: new tokens for it are refused (invalid_target); JWTs issued already stay valid until they expire.\n`);
       return;
     }
     default:

@@ -8,6 +8,7 @@ import { describeAccountFactors, resetAccountFactors } from '../accounts/second-
 import { createUserAccount } from '../accounts/user-accounts.js';
 import type { Storage } from '../storage/storage.js';
 import { printFields, printJson, UsageError } from './output.js';
+import type { Terminal } from './terminal.js';
 import { readStdin } from './read-stdin.js';
 
 export const USER_USAGE = `latch user create --email E --name N [--avatar-url U] [--email-verified] [--admin] --password-stdin [--json]
@@ -15,7 +16,7 @@ latch user list [--json]
 latch user show EMAIL [--json]
 latch user reset-mfa EMAIL [--json]`;
 
-export async function runUserCommand(args: string[], storage: Storage): Promise<void> {
+export async function runUserCommand(args: string[], storage: Storage, terminal: Terminal): Promise<void> {
   const [subcommand, ...rest] = args;
   const { values, positionals } = parseArgs({
     args: rest,
@@ -35,7 +36,7 @@ export async function runUserCommand(args: string[], storage: Storage): Promise<
       if (!values.email || !values.name) throw new UsageError('latch user create needs --email and --name');
       // Passwords never go on the command line, where other users and shell history could see them.
       if (!values['password-stdin']) throw new UsageError('latch user create needs --password-stdin (the password is read from standard input)');
-      const password = await readStdin();
+      const password = await readStdin(terminal);
       const user = await createUserAccount(storage, {
         email: values.email,
         name: values.name,
@@ -50,14 +51,14 @@ export async function runUserCommand(args: string[], storage: Storage): Promise<
         await recordCommandLineEvent(storage, { type: 'user.admin.granted', userId: user.id });
       }
       const result = { id: user.id, email: user.email, name: user.name, ...(values.admin && { admin: true }) };
-      if (values.json) printJson(result);
-      else printFields(result);
+      if (values.json) printJson(terminal.stdout, result);
+      else printFields(terminal.stdout, result);
       return;
     }
     case 'list': {
       const users = (await storage.users.list()).map((u) => ({ id: u.id, email: u.email, name: u.name, email_verified: u.emailVerified, admin: u.isAdmin, disabled: u.disabledAt !== null }));
-      if (values.json) printJson(users);
-      else for (const u of users) process.stdout.write(`${u.id}  ${u.email}  ${u.name}${u.email_verified ? '' : '  (unverified)'}${u.admin ? '  (admin)' : ''}${u.disabled ? '  (disabled)' : ''}\n`);
+      if (values.json) printJson(terminal.stdout, users);
+      else for (const u of users) terminal.stdout.write(`${u.id}  ${u.email}  ${u.name}${u.email_verified ? '' : '  (unverified)'}${u.admin ? '  (admin)' : ''}${u.disabled ? '  (disabled)' : ''}\n`);
       return;
     }
     case 'show':
@@ -74,8 +75,8 @@ export async function runUserCommand(args: string[], storage: Storage): Promise<
           details: { authenticator_app: removed.authenticatorApp, recovery_codes: removed.recoveryCodes, passkeys: removed.passkeys },
         });
         const result = { id: user.id, email: user.email, authenticator_app_removed: removed.authenticatorApp, recovery_codes_removed: removed.recoveryCodes, passkeys_removed: removed.passkeys };
-        if (values.json) printJson(result);
-        else printFields(result);
+        if (values.json) printJson(terminal.stdout, result);
+        else printFields(terminal.stdout, result);
         return;
       }
       const factors = await describeAccountFactors(storage, user.id);
@@ -92,9 +93,9 @@ export async function runUserCommand(args: string[], storage: Storage): Promise<
         recovery_codes_left: factors.recoveryCodesLeft,
         passkeys: factors.passkeys.map((passkey) => ({ name: passkey.name, added_at: iso(passkey.addedAt), last_used_at: iso(passkey.lastUsedAt), synced: passkey.synced })),
       };
-      if (values.json) printJson(result);
+      if (values.json) printJson(terminal.stdout, result);
       else
-        printFields({
+        printFields(terminal.stdout, {
           id: result.id,
           email: result.email,
           name: result.name,

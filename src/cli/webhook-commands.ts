@@ -7,6 +7,7 @@ import { recordCommandLineEvent } from '../audit/audit-log.js';
 import type { Storage, Webhook, WebhookDelivery } from '../storage/storage.js';
 import { createWebhook, deleteWebhook, WebhookRegistrationError, type WebhookPolicy } from '../webhooks/webhook-registration.js';
 import { printFields, printJson, UsageError } from './output.js';
+import type { Terminal } from './terminal.js';
 
 export const WEBHOOK_USAGE = `latch webhook create --url URL --event TYPE [--event TYPE …] [--json]
 latch webhook list [--json]
@@ -35,16 +36,16 @@ function describeDelivery(delivery: WebhookDelivery) {
   };
 }
 
-function printTable(header: string[], rows: string[][]): void {
+function printTable(terminal: Terminal, header: string[], rows: string[][]): void {
   const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column]!.length)));
   for (const row of [header, ...rows]) {
-    process.stdout.write(`${row.map((cell, column) => (column === row.length - 1 ? cell : cell.padEnd(widths[column]!))).join('  ').trimEnd()}\n`);
+    terminal.stdout.write(`${row.map((cell, column) => (column === row.length - 1 ? cell : cell.padEnd(widths[column]!))).join('  ').trimEnd()}\n`);
   }
 }
 
 const time = (iso: string | null) => (iso === null ? '—' : iso.slice(0, 19).replace('T', ' '));
 
-export async function runWebhookCommand(args: string[], storage: Storage, policy: WebhookPolicy): Promise<void> {
+export async function runWebhookCommand(args: string[], storage: Storage, policy: WebhookPolicy, terminal: Terminal): Promise<void> {
   const [subcommand, ...rest] = args;
   const { values, positionals } = parseArgs({
     args: rest,
@@ -70,18 +71,18 @@ export async function runWebhookCommand(args: string[], storage: Storage, policy
       // Never the URL in the trail: its query may carry the receiver's own token.
       await recordCommandLineEvent(storage, { type: 'webhook.created', details: { webhook_id: webhook.id, events: webhook.eventTypes } });
       if (values.json) {
-        printJson({ ...describeWebhook(webhook), secret });
+        printJson(terminal.stdout, { ...describeWebhook(webhook), secret });
         return;
       }
-      printFields({ id: webhook.id, url: webhook.url, events: webhook.eventTypes, secret });
-      process.stdout.write('\nThe secret is shown only now: give it to the receiver, which checks each delivery\'s Latch-Webhook-Signature with it.\n');
+      printFields(terminal.stdout, { id: webhook.id, url: webhook.url, events: webhook.eventTypes, secret });
+      terminal.stdout.write('\nThe secret is shown only now: give it to the receiver, which checks each delivery\'s Latch-Webhook-Signature with it.\n');
       return;
     }
     case 'list': {
       const webhooks = (await storage.webhooks.list()).map(describeWebhook);
-      if (values.json) printJson(webhooks);
-      else if (webhooks.length === 0) process.stdout.write('No webhooks.\n');
-      else printTable(['ID', 'CREATED (UTC)', 'URL', 'EVENTS'], webhooks.map((w) => [w.id, time(w.created_at), w.url, w.events.join(' ') + (w.disabled ? ' (disabled)' : '')]));
+      if (values.json) printJson(terminal.stdout, webhooks);
+      else if (webhooks.length === 0) terminal.stdout.write('No webhooks.\n');
+      else printTable(terminal, ['ID', 'CREATED (UTC)', 'URL', 'EVENTS'], webhooks.map((w) => [w.id, time(w.created_at), w.url, w.events.join(' ') + (w.disabled ? ' (disabled)' : '')]));
       return;
     }
     case 'deliveries': {
@@ -90,10 +91,11 @@ export async function runWebhookCommand(args: string[], storage: Storage, policy
       if (!Number.isInteger(limit) || limit < 1 || limit > MAX_DELIVERY_LIMIT) throw new UsageError(`--limit must be an integer from 1 to ${MAX_DELIVERY_LIMIT}`);
       if (!(await storage.webhooks.findById(id))) throw new WebhookRegistrationError(`No webhook has the id ${id} (latch webhook list shows them)`);
       const deliveries = (await storage.webhookDeliveries.listByWebhook(id, limit)).map(describeDelivery);
-      if (values.json) printJson(deliveries);
-      else if (deliveries.length === 0) process.stdout.write('No deliveries yet.\n');
+      if (values.json) printJson(terminal.stdout, deliveries);
+      else if (deliveries.length === 0) terminal.stdout.write('No deliveries yet.\n');
       else {
         printTable(
+          terminal,
           ['TIME (UTC)', 'EVENT', 'ATTEMPTS', 'STATUS', 'LAST ERROR'],
           deliveries.map((d) => [
             time(d.created_at),
@@ -110,7 +112,7 @@ export async function runWebhookCommand(args: string[], storage: Storage, policy
       const id = webhookIdArg();
       await deleteWebhook(storage, id);
       await recordCommandLineEvent(storage, { type: 'webhook.deleted', details: { webhook_id: id } });
-      process.stdout.write(`Deleted webhook ${id}; its pending deliveries and its delivery log are gone with it.\n`);
+      terminal.stdout.write(`Deleted webhook ${id}; its pending deliveries and its delivery log are gone with it.\n`);
       return;
     }
     default:

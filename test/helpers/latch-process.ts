@@ -6,6 +6,7 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdirSync, readdirSync, rmdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { runCommandInProcess, type CliResult } from './cli.js';
 
 const ROOT = resolve(import.meta.dirname, '..', '..');
 const BIN = join(ROOT, 'bin', 'latch.js');
@@ -121,20 +122,10 @@ export async function startLatchProcess(options: { env: Record<string, string>; 
   };
 }
 
-/** Runs one `latch …` command to completion. */
-export async function runLatch(
-  args: string[],
-  options: { env: Record<string, string>; input?: string },
-): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  await ensureBuilt();
-  return new Promise((resolveRun, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env: childEnv(options.env), stdio: ['pipe', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on('error', reject);
-    child.on('exit', (code) => resolveRun({ code, stdout, stderr }));
-    child.stdin.end(options.input ?? '');
-  });
+/**
+ * Runs one `latch …` command to completion, with the environment a child of startLatchProcess gets (childEnv), in
+ * this process (cli.ts runCommandInProcess): the commands set up and inspect what the Latch processes serve.
+ */
+export function runLatch(args: string[], options: { env: Record<string, string>; input?: string }): Promise<CliResult> {
+  return runCommandInProcess(args, childEnv(options.env), options.input ?? '');
 }

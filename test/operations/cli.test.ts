@@ -1,11 +1,12 @@
 /**
- * The `latch` command (docs/protocol-decisions.md "Command line"; issue 2 items 3 and 4), run as a real process
- * against the same database as a running Latch: client
- * create/list/show/add-redirect-uri/remove-redirect-uri/rotate-secret, user create with --password-stdin, and
- * redirect URIs that can never be safe rejected with a clear message.
+ * The `latch` command (docs/protocol-decisions.md "Command line"; issue 2 items 3 and 4), against the same database
+ * as a running Latch: client create/list/show/add-redirect-uri/remove-redirect-uri/rotate-secret, user create with
+ * --password-stdin, and redirect URIs that can never be safe rejected with a clear message.
  *
- * The compiled CLI is brought up to date from the current sources first (latch-process.ts ensureBuilt: one build at
- * a time across test files), so the test never runs a stale dist/ and never races another build.
+ * Most commands run in this process (helpers/cli.ts: the same runCli with its own environment and output). Those
+ * marked `asProcess` run `bin/latch.js` as an operator does: the compiled bundle, its exit code, a real standard
+ * input. The bundle is brought up to date from the current sources first (latch-process.ts ensureBuilt: one build
+ * at a time across test files), so the test never runs a stale dist/ and never races another build.
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -15,6 +16,7 @@ import { after, before, describe, test } from 'node:test';
 import { hashTimeOrderedSecret } from '../../src/crypto/secrets.js';
 import { basicAuthorization, exchangeIssuedCode, issueCode, postToken } from '../helpers/code-fixtures.js';
 import { findRows, snapshotState } from '../helpers/database-snapshot.js';
+import { runCommandInProcess } from '../helpers/cli.js';
 import { ensureBuilt } from '../helpers/latch-process.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 import { postIntrospect } from '../helpers/token-management.js';
@@ -39,8 +41,11 @@ describe('latch CLI', () => {
     await server?.stop();
   });
 
-  /** Runs `latch …` against the test server's database, with optional standard input. */
-  function latch(args: string[], options: { stdin?: string; env?: Record<string, string> } = {}): Promise<CliResult> {
+  /**
+   * Runs `latch …` against the test server's database, with optional standard input: in this process, or with
+   * `asProcess` as a child process running bin/latch.js.
+   */
+  function latch(args: string[], options: { stdin?: string; env?: Record<string, string>; asProcess?: boolean } = {}): Promise<CliResult> {
     const env: Record<string, string> = {
       PATH: process.env.PATH ?? '',
       LATCH_DATABASE_URL: server.config.databaseUrl,
@@ -49,6 +54,7 @@ describe('latch CLI', () => {
       ...(server.config.databaseSchema ? { LATCH_DATABASE_SCHEMA: server.config.databaseSchema } : {}),
       ...options.env,
     };
+    if (!options.asProcess) return runCommandInProcess(args, env, options.stdin ?? '');
     return new Promise((resolvePromise, reject) => {
       const child = spawn(process.execPath, [latchBin, ...args], { cwd: REPOSITORY, env });
       let stdout = '';
@@ -72,7 +78,7 @@ describe('latch CLI', () => {
 
   describe('client', () => {
     test('client create --json prints id, secret (once), name and redirect URIs; only the hash is stored', async () => {
-      const result = await latch(['client', 'create', '--name', 'CLI App', '--redirect-uri', 'https://cli.example.com/cb', '--redirect-uri', 'http://127.0.0.1:8080/cb', '--json']);
+      const result = await latch(['client', 'create', '--name', 'CLI App', '--redirect-uri', 'https://cli.example.com/cb', '--redirect-uri', 'http://127.0.0.1:8080/cb', '--json'], { asProcess: true });
       assert.equal(result.code, 0, result.stderr);
       const created = JSON.parse(result.stdout);
       // These four names are the interface (docs/protocol-decisions.md "Command line"); OIDC may add fields
@@ -416,6 +422,16 @@ describe('latch CLI', () => {
       assertCleanFailure(await latch(['client', 'create', '--nme', 'typo']), /Unknown option '--nme'/);
       assertCleanFailure(await latch(['nonsense']), /Unknown command: nonsense/);
     });
+
+    test('bin/latch.js exits with the command\'s status: 2 for a usage error, 1 with the usage for no command, 0 for help', async () => {
+      assertCleanFailure(await latch(['client', 'create', '--nme', 'typo'], { asProcess: true }), /Unknown option '--nme'/);
+      const bare = await latch([], { asProcess: true });
+      assert.equal(bare.code, 1);
+      assert.match(bare.stdout, /^Usage:\n/);
+      const help = await latch(['--help'], { asProcess: true });
+      assert.equal(help.code, 0);
+      assert.equal(help.stdout, bare.stdout);
+    });
   });
 
   describe('user', () => {
@@ -423,6 +439,7 @@ describe('latch CLI', () => {
       const email = `cli-${Date.now()}@example.com`;
       const result = await latch(['user', 'create', '--email', email, '--name', 'Cli User', '--avatar-url', 'https://img.example.com/a.png', '--password-stdin', '--json'], {
         stdin: 'a long enough passphrase\n',
+        asProcess: true,
       });
       assert.equal(result.code, 0, result.stderr);
       const created = JSON.parse(result.stdout);

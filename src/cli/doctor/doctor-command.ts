@@ -21,6 +21,7 @@ import {
 } from '../../storage/database-inspection.js';
 import { sqlitePath } from '../../storage/database-url.js';
 import { printJson } from '../output.js';
+import type { Terminal } from '../terminal.js';
 import { parseWorkerCount } from '../serve.js';
 import { checkClockSkew, checkConnections, checkDatabase, checkMigrations } from './database-checks.js';
 import { checkMail, checkRedis } from './deployment-checks.js';
@@ -50,19 +51,20 @@ interface Installation {
   processes_from: string;
 }
 
-export async function runDoctorCommand(args: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
+export async function runDoctorCommand(args: string[], terminal: Terminal): Promise<number> {
+  const { env } = terminal;
   const { values } = parseArgs({ args, options: { workers: { type: 'string' }, json: { type: 'boolean', default: false } } });
   const workers = values.workers ?? env.LATCH_WORKERS;
   const processes = parseWorkerCount(workers);
   const processesFrom = values.workers !== undefined ? `--workers ${values.workers}` : env.LATCH_WORKERS ? `LATCH_WORKERS=${env.LATCH_WORKERS}` : 'one process: neither --workers nor LATCH_WORKERS';
   const { findings, installation } = await diagnose(env, processes, processesFrom);
   if (values.json) {
-    printJson({ installation, ...findingsAsJson(findings) });
+    printJson(terminal.stdout, { installation, ...findingsAsJson(findings) });
   } else {
     const header = installation
       ? `Latch doctor: ${installation.database}, issuer ${installation.issuer}, ${installation.processes} process${installation.processes === 1 ? '' : 'es'} (${installation.processes_from})\n\n`
       : 'Latch doctor\n\n';
-    process.stdout.write(header + formatFindings(findings));
+    terminal.stdout.write(header + formatFindings(findings));
   }
   return exitStatusOf(findings);
 }
