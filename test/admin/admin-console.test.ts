@@ -47,6 +47,19 @@ for (const database of ['sqlite', 'postgres'] as const) {
       }
     }
 
+    /**
+     * Whether the server sees the account as an administrator, once it can: a change by `latch admin` reaches the
+     * server's cached reads within LATCH_CACHE_MAX_STALENESS_MS (1 s by default; README "Configuration").
+     */
+    async function serverSeesAdmin(userId: number, expected: boolean): Promise<boolean> {
+      const deadline = Date.now() + server.config.cacheMaxStalenessMs + 2000;
+      for (;;) {
+        const isAdmin = (await server.storage.users.findById(userId))?.isAdmin;
+        if (isAdmin === expected || Date.now() > deadline) return isAdmin === true;
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    }
+
     /** Posts one of the account page's action forms with the CSRF token of the page it is on (post/redirect/get). */
     async function adminAction(userId: number, action: string, form: Record<string, string> = {}, browser = adminBrowser): Promise<BrowserResponse> {
       const page = await browser.request(`${server.baseUrl}/admin/users/${userId}`);
@@ -92,7 +105,7 @@ for (const database of ['sqlite', 'postgres'] as const) {
       const granted = await cli(['admin', 'grant', user.email.toUpperCase()]);
       assert.equal(granted.code, 0, granted.stderr);
       assert.match(granted.stdout, /is now an administrator/);
-      assert.equal((await server.storage.users.findById(user.id))?.isAdmin, true);
+      assert.equal(await serverSeesAdmin(user.id, true), true);
       assert.deepEqual((await eventAbout('user.admin.granted', user.id)).details, { via: 'cli' });
 
       const listed = await cli(['admin', 'list', '--json']);
@@ -104,7 +117,7 @@ for (const database of ['sqlite', 'postgres'] as const) {
 
       const revoked = await cli(['admin', 'revoke', user.email]);
       assert.equal(revoked.code, 0, revoked.stderr);
-      assert.equal((await server.storage.users.findById(user.id))?.isAdmin, false);
+      assert.equal(await serverSeesAdmin(user.id, false), false);
       assert.deepEqual((await eventAbout('user.admin.revoked', user.id)).details, { via: 'cli' });
 
       const unknown = await cli(['admin', 'grant', 'nobody@example.com']);
