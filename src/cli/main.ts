@@ -23,6 +23,8 @@ const commands = {
   config: () => import('../config.js'),
 };
 
+const MIGRATE_USAGE = 'latch migrate                     Apply database migrations and exit';
+
 async function usage(): Promise<string> {
   const [serve, client, user, db, keys, events, webhook, doctor, registrationToken, admin, resource] = await Promise.all([
     commands.serve(),
@@ -39,7 +41,7 @@ async function usage(): Promise<string> {
   ]);
   return `Usage:
 ${serve.SERVE_USAGE}
-latch migrate                     Apply database migrations and exit
+${MIGRATE_USAGE}
 ${client.CLIENT_USAGE}
 ${user.USER_USAGE}
 ${admin.ADMIN_USAGE}
@@ -82,8 +84,54 @@ async function isOperatorError(error: unknown): Promise<boolean> {
  * process passes its own environment, input and output. `serve` always runs on the process's own: it owns the
  * process (signals, workers, the listening socket).
  */
+/** The usage of one command, for `latch COMMAND … --help`; undefined for a command Latch does not have. */
+async function usageOf(command: string): Promise<string | undefined> {
+  switch (command) {
+    case 'serve':
+      return (await commands.serve()).SERVE_USAGE;
+    case 'migrate':
+      return MIGRATE_USAGE;
+    case 'client':
+      return (await commands.client()).CLIENT_USAGE;
+    case 'user':
+      return (await commands.user()).USER_USAGE;
+    case 'admin':
+      return (await commands.admin()).ADMIN_USAGE;
+    case 'db':
+      return (await commands.db()).DB_USAGE;
+    case 'keys':
+      return (await commands.keys()).KEYS_USAGE;
+    case 'events':
+      return (await commands.events()).EVENTS_USAGE;
+    case 'webhook':
+      return (await commands.webhook()).WEBHOOK_USAGE;
+    case 'registration-token':
+      return (await commands.registrationToken()).REGISTRATION_TOKEN_USAGE;
+    case 'resource':
+      return (await commands.resource()).RESOURCE_USAGE;
+    case 'doctor':
+      return (await commands.doctor()).DOCTOR_USAGE;
+    default:
+      return undefined;
+  }
+}
+
+/** `--help` or `-h` among a command's arguments (before a `--`, after which everything is an operand). */
+function asksForHelp(args: string[]): boolean {
+  const end = args.indexOf('--');
+  return (end === -1 ? args : args.slice(0, end)).some((arg) => arg === '--help' || arg === '-h');
+}
+
 export async function runCli(argv: string[], terminal: Terminal = processTerminal()): Promise<number> {
   const [command, ...args] = argv;
+  if (command !== undefined && asksForHelp(args)) {
+    // `latch client create --help`: what the command takes, rather than "Unknown option '--help'".
+    const usage = await usageOf(command);
+    if (usage !== undefined) {
+      terminal.stdout.write(`${usage}\n`);
+      return 0;
+    }
+  }
   try {
     switch (command) {
       case 'serve':

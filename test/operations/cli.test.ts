@@ -423,6 +423,24 @@ describe('latch CLI', () => {
       assertCleanFailure(await latch(['nonsense']), /Unknown command: nonsense/);
     });
 
+    test('--help or -h after a command prints that command\'s usage, exit 0, and changes nothing', async () => {
+      const before = await snapshotState(server);
+      const client = await latch(['client', 'create', '--help']);
+      assert.equal(client.code, 0, client.stderr);
+      assert.match(client.stdout, /^latch client create --name NAME --redirect-uri URI/);
+      assert.match(client.stdout, /\nlatch client delete CLIENT_ID\n$/);
+      assert.equal(client.stderr, '');
+      const user = await latch(['user', '-h']);
+      assert.equal(user.code, 0);
+      assert.match(user.stdout, /^latch user create --email E/);
+      const keys = await latch(['keys', 'retire', '--help']);
+      assert.match(keys.stdout, /^latch keys list/);
+      assert.deepEqual(await snapshotState(server), before, 'nothing changed');
+      // After `--`, -h is an operand: a KID here, which no key has.
+      assertCleanFailure(await latch(['keys', 'retire', '--', '-h']), /-h/);
+      assertCleanFailure(await latch(['nonsense', '--help']), /Unknown command: nonsense/);
+    });
+
     test('bin/latch.js exits with the command\'s status: 2 for a usage error, 1 with the usage for no command, 0 for help', async () => {
       assertCleanFailure(await latch(['client', 'create', '--nme', 'typo'], { asProcess: true }), /Unknown option '--nme'/);
       const bare = await latch([], { asProcess: true });
