@@ -129,3 +129,21 @@ export async function startLatchProcess(options: { env: Record<string, string>; 
 export function runLatch(args: string[], options: { env: Record<string, string>; input?: string }): Promise<CliResult> {
   return runCommandInProcess(args, childEnv(options.env), options.input ?? '');
 }
+
+/**
+ * Runs one `latch …` command as a child process (`node bin/latch.js …`), for what only a process of its own shows:
+ * `latch db backup` lowering its own CPU priority beside a serving Latch, the bundle, the exit status.
+ */
+export async function runLatchProcess(args: string[], options: { env: Record<string, string>; input?: string }): Promise<CliResult> {
+  await ensureBuilt();
+  return new Promise((resolveRun, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env: childEnv(options.env), stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on('error', reject);
+    child.on('exit', (code, signal) => resolveRun({ code: code ?? (signal ? 128 : 1), stdout, stderr }));
+    child.stdin.end(options.input ?? '');
+  });
+}

@@ -9,29 +9,18 @@
  * at a time across test files), so the test never runs a stale dist/ and never races another build.
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { join, resolve } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { hashTimeOrderedSecret } from '../../src/crypto/secrets.js';
 import { basicAuthorization, exchangeIssuedCode, issueCode, postToken } from '../helpers/code-fixtures.js';
 import { findRows, snapshotState } from '../helpers/database-snapshot.js';
-import { runCommandInProcess } from '../helpers/cli.js';
-import { ensureBuilt } from '../helpers/latch-process.js';
+import { runCommandInProcess, type CliResult } from '../helpers/cli.js';
+import { ensureBuilt, runLatchProcess } from '../helpers/latch-process.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 import { postIntrospect } from '../helpers/token-management.js';
 
-const REPOSITORY = resolve(import.meta.dirname, '../..');
-
-interface CliResult {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
 describe('latch CLI', () => {
   let server: TestServer;
-  const latchBin = join(REPOSITORY, 'bin', 'latch.js');
 
   before(async () => {
     await ensureBuilt();
@@ -55,16 +44,7 @@ describe('latch CLI', () => {
       ...options.env,
     };
     if (!options.asProcess) return runCommandInProcess(args, env, options.stdin ?? '');
-    return new Promise((resolvePromise, reject) => {
-      const child = spawn(process.execPath, [latchBin, ...args], { cwd: REPOSITORY, env });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.on('data', (chunk) => (stdout += chunk));
-      child.stderr.on('data', (chunk) => (stderr += chunk));
-      child.on('error', reject);
-      child.on('close', (code) => resolvePromise({ code, stdout, stderr }));
-      child.stdin.end(options.stdin ?? '');
-    });
+    return runLatchProcess(args, { env, input: options.stdin ?? '' });
   }
 
   function assertCleanFailure(result: CliResult, message: RegExp): void {

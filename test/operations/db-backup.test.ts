@@ -8,13 +8,13 @@
  */
 import assert from 'node:assert/strict';
 import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { getPriority, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { hashTimeOrderedSecret } from '../../src/crypto/secrets.js';
 import { openSqliteFile } from '../../src/storage/sqlite/file.js';
 import { TestBrowser } from '../helpers/browser.js';
-import { runLatch, startLatchProcess, type LatchProcess } from '../helpers/latch-process.js';
+import { runLatch, runLatchProcess, startLatchProcess, type LatchProcess } from '../helpers/latch-process.js';
 import { authorize, exchangeCode, pkcePair, type FlowClient } from '../helpers/oauth-flow.js';
 
 const REDIRECT_URI = 'http://127.0.0.1:9999/callback';
@@ -97,11 +97,14 @@ describe('latch db backup while latch serve takes writes', () => {
       while (answered.length < 100) await new Promise((resolve) => setTimeout(resolve, 20));
       const answeredBeforeBackup = [...answered];
       const backupFile = join(root, 'while-serving.db');
-      const backup = await runLatch(['db', 'backup', backupFile], { env: source.env });
+      // As an operator runs it: a process of its own, which lowers its own priority (a command run inside
+      // another program leaves that program's priority alone: src/cli/terminal.ts ownsProcess).
+      const backup = await runLatchProcess(['db', 'backup', backupFile], { env: source.env });
       const answeredDuringBackup = answered.length - answeredBeforeBackup.length;
       assert.equal(backup.code, 0, backup.stderr);
       assert.match(backup.stdout, /^access_tokens\s+\d+$/m);
       assert.match(backup.stdout, /Wrote .*while-serving\.db: [\d.]+ MB, \d+ rows in \d+ tables, integrity check ok\./);
+      assert.match(backup.stdout, /at the lowest CPU priority \(nice 19\)/);
       assert.match(backup.stderr, /LATCH_SECRET/);
       assert.ok(answeredDuringBackup > 0, 'the server kept answering exchanges while the backup ran');
 
@@ -242,7 +245,11 @@ describe('latch db backup refusals', () => {
     writeFileSync(file, 'an earlier backup');
     assertRefused(await runLatch(['db', 'backup', file], { env: source.env }), /existing\.db already exists: .*--force/);
     assert.equal(readFileSync(file, 'utf8'), 'an earlier backup');
-    await latchOk(['db', 'backup', file, '--force'], source.env);
+    // Run inside this test's process (helpers/cli.ts): the backup leaves the process's priority as it was.
+    const priority = getPriority();
+    const forced = await latchOk(['db', 'backup', file, '--force'], source.env);
+    assert.equal(getPriority(), priority, 'a backup run inside another program does not lower its priority');
+    assert.doesNotMatch(forced, /nice 19/);
     assert.deepEqual(readColumn(file, 'pragma integrity_check'), ['ok']);
   });
 
