@@ -79,11 +79,6 @@ async function isOperatorError(error: unknown): Promise<boolean> {
   );
 }
 
-/**
- * Runs one command. `terminal` is the process's own for `bin/latch.js`; a caller running commands in its own
- * process passes its own environment, input and output. `serve` always runs on the process's own: it owns the
- * process (signals, workers, the listening socket).
- */
 /** The usage of one command, for `latch COMMAND … --help`; undefined for a command Latch does not have. */
 async function usageOf(command: string): Promise<string | undefined> {
   switch (command) {
@@ -122,8 +117,14 @@ function asksForHelp(args: string[]): boolean {
   return (end === -1 ? args : args.slice(0, end)).some((arg) => arg === '--help' || arg === '-h');
 }
 
+/**
+ * Runs one command. `terminal` is the process's own for `bin/latch.js`; a caller running commands in its own
+ * process passes its own environment, input and output. `serve` always runs on the process's own: it owns the
+ * process (signals, workers, the listening socket).
+ */
 export async function runCli(argv: string[], terminal: Terminal = processTerminal()): Promise<number> {
   const [command, ...args] = argv;
+  if (command === 'serve' && !terminal.ownsProcess) throw new Error('latch serve owns its process: run it as `latch serve`, not inside another program');
   if (command !== undefined && asksForHelp(args)) {
     // `latch client create --help`: what the command takes, rather than "Unknown option '--help'".
     const usage = await usageOf(command);

@@ -1,7 +1,9 @@
 /**
  * What a command reads and writes: its environment, standard input and the two output streams. `bin/latch.js`
  * gives the process's own (processTerminal); a caller that runs commands in its own process (the test suite) gives
- * its own, so that a command's output and settings are its caller's alone and nothing of the process is touched.
+ * its own, so that a command's settings and output are its caller's and not the process's. Two things stay the
+ * process's: its working directory (relative paths, such as the default sqlite:data/latch.db), and the PG*
+ * variables node-postgres reads from process.env itself (PGUSER, PGPASSWORD, PGSSLMODE…).
  */
 export interface TextOutput {
   write(text: string): unknown;

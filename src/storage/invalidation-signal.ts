@@ -16,5 +16,7 @@ export interface InvalidationSignal {
   current(): bigint | Promise<bigint>;
   /** After a committed write that may change a cached read: tells every process, this one at once. */
   changed(): void;
-  close(): void;
+  /** Stops; PostgreSQL's first sends the notifications changed() has still in flight, so that a command which ends
+   * right after its write (`latch admin revoke`) has told the other processes before it returns. */
+  close(): void | Promise<void>;
 }

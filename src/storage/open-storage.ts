@@ -248,8 +248,9 @@ export async function openStorage(databaseUrl: string, options: OpenStorageOptio
     });
     signal = notify;
     close = async () => {
-      notify.close();
+      // The queued writes first, so that the changes they announce are still sent (notify-signal.ts close).
       await opened.close();
+      await notify.close();
     };
   }
   const repositories = bindRepositories(db, executor, dialect, close);

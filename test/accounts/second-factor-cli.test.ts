@@ -1,8 +1,8 @@
 /**
  * The operator's side of second factors: `latch user show EMAIL` says which factors an account has (never a
  * secret, a hash or a code), and `latch user reset-mfa EMAIL` removes them all for a locked-out person, after
- * which the password signs in alone. Run as a child process against a test server's database (SQLite, or
- * PostgreSQL with LATCH_TEST_DATABASE=postgres).
+ * which the password signs in alone. Run in the test's process (helpers/cli.ts) against a test server's
+ * database (SQLite, or PostgreSQL with LATCH_TEST_DATABASE=postgres).
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';

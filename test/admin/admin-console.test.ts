@@ -51,11 +51,11 @@ for (const database of ['sqlite', 'postgres'] as const) {
      * Whether the server sees the account as an administrator, once it can: a change by `latch admin` reaches the
      * server's cached reads within LATCH_CACHE_MAX_STALENESS_MS (1 s by default; README "Configuration").
      */
-    async function serverSeesAdmin(userId: number, expected: boolean): Promise<boolean> {
+    async function serverSeesAdmin(userId: number, expected: boolean): Promise<boolean | undefined> {
       const deadline = Date.now() + server.config.cacheMaxStalenessMs + 2000;
       for (;;) {
         const isAdmin = (await server.storage.users.findById(userId))?.isAdmin;
-        if (isAdmin === expected || Date.now() > deadline) return isAdmin === true;
+        if (isAdmin === expected || Date.now() > deadline) return isAdmin;
         await new Promise((resolve) => setTimeout(resolve, 20));
       }
     }

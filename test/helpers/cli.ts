@@ -5,8 +5,9 @@
  * and the suite runs a few hundred; the commands' code is the same, and test/operations/cli.test.ts runs the real
  * `bin/latch.js` as an operator does (exit codes, standard input, the compiled bundle).
  *
- * A command runs with exactly the environment given: nothing of process.env is read or changed. An error a
- * command does not handle ends it as it would end the process: exit code 1, the stack on standard error.
+ * A command runs with the environment given, not process.env, which it leaves alone (but see src/cli/terminal.ts
+ * for what stays the process's). An error a command does not handle ends it as it would end the process: exit
+ * code 1, the stack on standard error.
  */
 import { Readable } from 'node:stream';
 import { runCli } from '../../src/cli/main.js';

@@ -1,10 +1,13 @@
 /**
- * Latch as real child processes, started the way an operator does: `node bin/latch.js …` on the compiled
- * and bundled code (dist/bundle/). The build (tsc, then scripts/bundle-cli.mjs) is brought up to date first when any source file is newer than it; one build at a
- * time across parallel test files (a lock folder).
+ * Latch as real child processes, started the way an operator does: `node bin/latch.js …` on the compiled and
+ * bundled code (dist/bundle/): `latch serve` (startLatchProcess) and a command that needs a process of its own
+ * (runLatchProcess). The other commands run in the test's process (runLatch, through cli.ts). The build (tsc, then
+ * scripts/bundle-cli.mjs) is brought up to date first when any source file is newer than it; one build at a time
+ * across parallel test files (a lock folder).
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdirSync, readdirSync, rmdirSync, statSync } from 'node:fs';
+import { constants } from 'node:os';
 import { join, resolve } from 'node:path';
 import { runCommandInProcess, type CliResult } from './cli.js';
 
@@ -143,7 +146,9 @@ export async function runLatchProcess(args: string[], options: { env: Record<str
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     child.on('error', reject);
-    child.on('exit', (code, signal) => resolveRun({ code: code ?? (signal ? 128 : 1), stdout, stderr }));
+    // 'close', not 'exit': the output streams may still hold data at the exit. Killed by a signal: 128 + its
+    // number, as a shell reports it.
+    child.on('close', (code, signal) => resolveRun({ code: code ?? 128 + (signal ? constants.signals[signal] : 0), stdout, stderr }));
     child.stdin.end(options.input ?? '');
   });
 }

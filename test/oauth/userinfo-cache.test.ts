@@ -261,7 +261,7 @@ describe('a cached userinfo answer past its token expiry', () => {
   });
 });
 
-test('`latch migrate` (another process) applying a migration rewrites the signal', async () => {
+test('`latch migrate` (another connection) applying a migration rewrites the signal', async () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'latch-test-'));
   try {
     const path = join(dataDir, 'latch.db');

@@ -1,6 +1,7 @@
 /**
- * `latch db backup` and `latch db restore` (README "Backup and restore"; reliability issue item 7), run as real
- * processes beside a real `latch serve` on the same embedded database: a backup taken while the server commits
+ * `latch db backup` and `latch db restore` (README "Backup and restore"; reliability issue item 7) beside a real
+ * `latch serve` process on the same embedded database (the backup beside a serving Latch as a process of its own,
+ * at nice 19; the other commands in the test's process, helpers/cli.ts): a backup taken while the server commits
  * code exchanges holds every exchange answered before it began, and restores into a fresh folder where Latch
  * serves those tokens again; a restore refuses while a server uses the target (and goes ahead once it has
  * stopped, or was killed with SIGKILL); a file that is not a Latch database, a backup from a newer Latch, an

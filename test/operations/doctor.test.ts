@@ -1,5 +1,6 @@
 /**
- * `latch doctor` (issue 16 item 5; README "latch doctor"), run as the real command against real installations:
+ * `latch doctor` (issue 16 item 5; README "latch doctor"), run in the test's process (helpers/cli.ts; once as
+ * bin/latch.js itself) against real installations:
  * a fresh data folder, a bad configuration, a serving Latch, a database one migration behind, a backlog of
  * expired rows, SMTP up and down, PostgreSQL (connections against max_connections, clock) and PostgreSQL away.
  * It must change nothing: files, modification times and rows are compared before and after, and migrations it
@@ -18,6 +19,7 @@ import { KNOWN_MIGRATIONS, readAppliedMigrations } from '../../src/storage/datab
 import { migrationProvider } from '../../src/storage/migrations/index.js';
 import { openStorage, type OpenedStorage } from '../../src/storage/open-storage.js';
 import { runLatchCli } from '../helpers/cli.js';
+import { runLatchProcess } from '../helpers/latch-process.js';
 import { startFakeSmtp } from '../helpers/fake-smtp.js';
 import { createTestSchema, POSTGRES_TEST_URL, postgresUnavailableReason, runAdminSql } from '../helpers/postgres.js';
 import { REDIS_TEST_URL, redisUnavailableReason } from '../helpers/redis.js';
@@ -328,6 +330,15 @@ describe('latch doctor', () => {
       );
       assert.match(crowded.stdout, /fix: Lower LATCH_DATABASE_POOL_SIZE to \d+ or less/);
       assert.match(crowded.stdout, /^Latch doctor: postgres:\/\/127\.0\.0\.1:5432\/test \(schema latch_doctor_\w+\), .* 2 processes \(--workers 2\)/);
+
+      // The same as an operator runs it (bin/latch.js, the bundle, node-postgres outside it): the same finding and
+      // exit status, and the process ends by itself once the command is done (else 'close' never comes).
+      const asProcess = await runLatchProcess(['doctor', '--workers', '2'], {
+        env: { ...env, LATCH_DATABASE_POOL_SIZE: String(poolSize), LATCH_LOG_LEVEL: 'silent', HOST: '', PORT: '' },
+      });
+      assert.equal(asProcess.code, 1, `${asProcess.stdout}${asProcess.stderr}`);
+      assert.match(flat(asProcess.stdout), /problem  Latch may open more connections than PostgreSQL allows: 2 processes/);
+      assert.equal(asProcess.stderr, '');
 
       // Another secret than the keys were made with: Latch would refuse to start.
       const wrongSecret = await doctorJson({ ...env, LATCH_SECRET: randomBytes(32).toString('base64url') });

@@ -137,7 +137,7 @@ export async function openNotifySignal(options: NotifySignalOptions): Promise<No
       listening = false;
       const old = client;
       client = null;
-      void Promise.allSettled([...sending]).then(() => old?.end().catch(() => {}));
+      return Promise.allSettled([...sending]).then(() => old?.end().catch(() => {}));
     },
   };
 }
