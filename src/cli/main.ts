@@ -25,33 +25,25 @@ const commands = {
 
 const MIGRATE_USAGE = 'latch migrate                     Apply database migrations and exit';
 
+/** Each command's usage, in the order `latch help` prints them; `latch COMMAND --help` prints its own. */
+const USAGES: ReadonlyArray<readonly [command: string, load: () => Promise<string>]> = [
+  ['serve', async () => (await commands.serve()).SERVE_USAGE],
+  ['migrate', async () => MIGRATE_USAGE],
+  ['client', async () => (await commands.client()).CLIENT_USAGE],
+  ['user', async () => (await commands.user()).USER_USAGE],
+  ['admin', async () => (await commands.admin()).ADMIN_USAGE],
+  ['db', async () => (await commands.db()).DB_USAGE],
+  ['keys', async () => (await commands.keys()).KEYS_USAGE],
+  ['events', async () => (await commands.events()).EVENTS_USAGE],
+  ['webhook', async () => (await commands.webhook()).WEBHOOK_USAGE],
+  ['registration-token', async () => (await commands.registrationToken()).REGISTRATION_TOKEN_USAGE],
+  ['resource', async () => (await commands.resource()).RESOURCE_USAGE],
+  ['doctor', async () => (await commands.doctor()).DOCTOR_USAGE],
+];
+
 async function usage(): Promise<string> {
-  const [serve, client, user, db, keys, events, webhook, doctor, registrationToken, admin, resource] = await Promise.all([
-    commands.serve(),
-    commands.client(),
-    commands.user(),
-    commands.db(),
-    commands.keys(),
-    commands.events(),
-    commands.webhook(),
-    commands.doctor(),
-    commands.registrationToken(),
-    commands.admin(),
-    commands.resource(),
-  ]);
-  return `Usage:
-${serve.SERVE_USAGE}
-${MIGRATE_USAGE}
-${client.CLIENT_USAGE}
-${user.USER_USAGE}
-${admin.ADMIN_USAGE}
-${db.DB_USAGE}
-${keys.KEYS_USAGE}
-${events.EVENTS_USAGE}
-${webhook.WEBHOOK_USAGE}
-${registrationToken.REGISTRATION_TOKEN_USAGE}
-${resource.RESOURCE_USAGE}
-${doctor.DOCTOR_USAGE}`;
+  const texts = await Promise.all(USAGES.map(([, load]) => load()));
+  return `Usage:\n${texts.join('\n')}`;
 }
 
 /** Errors a person can fix (bad input, configuration, a refused operation): printed as one line, exit code 2. */
@@ -80,35 +72,8 @@ async function isOperatorError(error: unknown): Promise<boolean> {
 }
 
 /** The usage of one command, for `latch COMMAND … --help`; undefined for a command Latch does not have. */
-async function usageOf(command: string): Promise<string | undefined> {
-  switch (command) {
-    case 'serve':
-      return (await commands.serve()).SERVE_USAGE;
-    case 'migrate':
-      return MIGRATE_USAGE;
-    case 'client':
-      return (await commands.client()).CLIENT_USAGE;
-    case 'user':
-      return (await commands.user()).USER_USAGE;
-    case 'admin':
-      return (await commands.admin()).ADMIN_USAGE;
-    case 'db':
-      return (await commands.db()).DB_USAGE;
-    case 'keys':
-      return (await commands.keys()).KEYS_USAGE;
-    case 'events':
-      return (await commands.events()).EVENTS_USAGE;
-    case 'webhook':
-      return (await commands.webhook()).WEBHOOK_USAGE;
-    case 'registration-token':
-      return (await commands.registrationToken()).REGISTRATION_TOKEN_USAGE;
-    case 'resource':
-      return (await commands.resource()).RESOURCE_USAGE;
-    case 'doctor':
-      return (await commands.doctor()).DOCTOR_USAGE;
-    default:
-      return undefined;
-  }
+function usageOf(command: string): Promise<string> | undefined {
+  return USAGES.find(([name]) => name === command)?.[1]();
 }
 
 /** `--help` or `-h` among a command's arguments (before a `--`, after which everything is an operand). */
@@ -127,9 +92,9 @@ export async function runCli(argv: string[], terminal: Terminal = processTermina
   if (command === 'serve' && !terminal.ownsProcess) throw new Error('latch serve owns its process: run it as `latch serve`, not inside another program');
   if (command !== undefined && asksForHelp(args)) {
     // `latch client create --help`: what the command takes, rather than "Unknown option '--help'".
-    const usage = await usageOf(command);
+    const usage = usageOf(command);
     if (usage !== undefined) {
-      terminal.stdout.write(`${usage}\n`);
+      terminal.stdout.write(`${await usage}\n`);
       return 0;
     }
   }
