@@ -5,11 +5,14 @@
  * hits all of them; the figure is server CPU per request (or per flow) from /proc, median over the rounds,
  * which moves far less from run to run on a shared machine than requests per second.
  *
- *   VARIANT   name=NAME[,root=DIR][,env=K=V;K=V][,args=--flag;--flag][,prefill=N][,db=postgres]
+ *   VARIANT   name=NAME[,root=DIR][,env=K=V;K=V][,args=--flag;--flag][,prefill=N][,db=postgres][,workers=N]
  *             e.g. name=now  name=info,env=LATCH_LOG_LEVEL=info  name=stgc,args=--single-threaded-gc (args go to node)
  *             prefill=N: N unused codes and N tokens in the database before the first round, as a long-running
  *             server (or the full bench, by its fixed-load runs) has
- *             db=postgres: Latch on a fresh database of the local PostgreSQL (lib/postgres.mjs) instead of SQLite
+ *             db=postgres: Latch on a fresh database of the local PostgreSQL (lib/postgres.mjs) instead of SQLite;
+ *             PostgreSQL's CPU per request is reported beside Latch's (its backends for that database and its
+ *             background writers, as run.mjs counts it)
+ *             workers=N: `latch serve --workers N` (the CPU is the whole process tree's, primary and workers)
  *
  * Environment: COMPARE_SCENARIOS (c,d1,e; also g, the refresh grant; c, d1 and g at a fixed rate, e at saturation
  * with virtual users), COMPARE_ROUNDS (3), COMPARE_SECONDS (5), COMPARE_RATE_C (8000), COMPARE_RATE_D1 (4000; 0 for
@@ -26,7 +29,7 @@ import { buildRequest, runRequests, runVirtualUsers } from './lib/http-load.mjs'
 import { basicAuthorization, ensureLatchBuilt, HOST, mintLatch, REDIRECT_URI, ROOT, setUpLatchData, startLatch } from './lib/latch.mjs';
 import { cpuMilliseconds, stopProcess } from './lib/processes.mjs';
 import { summarize } from './lib/stats.mjs';
-import { createBenchDatabase } from './lib/postgres.mjs';
+import { createBenchDatabase, postgresCpuBetween, postgresCpuByPid } from './lib/postgres.mjs';
 
 const env = process.env;
 const SCENARIOS = (env.COMPARE_SCENARIOS ?? 'c,d1,e').split(',');
@@ -36,7 +39,7 @@ const RATE = { c: Number(env.COMPARE_RATE_C ?? 8000), d1: Number(env.COMPARE_RAT
 const log = (message) => process.stderr.write(`${message}\n`);
 
 function parseVariant(text) {
-  const variant = { name: text, root: ROOT, env: {}, nodeArgs: [], prefill: 0, db: 'sqlite' };
+  const variant = { name: text, root: ROOT, env: {}, nodeArgs: [], prefill: 0, db: 'sqlite', workers: 1 };
   for (const part of text.split(',')) {
     const [key, ...rest] = part.split('=');
     const value = rest.join('=');
@@ -45,6 +48,7 @@ function parseVariant(text) {
     else if (key === 'args') variant.nodeArgs = value.split(';').filter(Boolean);
     else if (key === 'prefill') variant.prefill = Number(value);
     else if (key === 'db') variant.db = value;
+    else if (key === 'workers') variant.workers = Number(value);
     else if (key === 'env') for (const pair of value.split(';').filter(Boolean)) variant.env[pair.slice(0, pair.indexOf('='))] = pair.slice(pair.indexOf('=') + 1);
     else throw new Error(`unknown variant part ${part}`);
   }
@@ -64,7 +68,9 @@ try {
     if (database?.skip) throw new Error(`${variant.name}: PostgreSQL ${database.skip}`);
     if (database) databases.push(database);
     const setup = setUpLatchData(dataDir, variant.root, database?.databaseUrl);
-    const server = await startLatch(variant.name, dataDir, { env: variant.env, root: variant.root, nodeArgs: variant.nodeArgs, databaseUrl: database?.databaseUrl });
+    const extraArgs = variant.workers > 1 ? ['--workers', String(variant.workers)] : [];
+    const server = await startLatch(variant.name, dataDir, { env: variant.env, root: variant.root, nodeArgs: variant.nodeArgs, databaseUrl: database?.databaseUrl, extraArgs });
+    server.postgres = database?.name;
     // COMPARE_SERVER_CPUS=1: the server and all its threads on that CPU list (taskset), e.g. with the client on another.
     if (env.COMPARE_SERVER_CPUS) execFileSync('taskset', ['-a', '-p', '-c', env.COMPARE_SERVER_CPUS, String(server.pid)], { stdio: 'ignore' });
     for (let done = 0; done < variant.prefill; done += 100_000) {
@@ -117,10 +123,12 @@ try {
       throw new Error(`unknown scenario ${scenario}`);
     }
     const before = cpuMilliseconds(server.pid);
+    const postgresBefore = server.postgres ? postgresCpuByPid(server.postgres) : undefined;
     const result = await run();
     const cpuMs = cpuMilliseconds(server.pid) - before;
+    const postgresMs = postgresBefore ? postgresCpuBetween(postgresBefore, postgresCpuByPid(server.postgres)) : undefined;
     if (result.errors > 0) throw new Error(`${entry.variant.name} ${scenario}: ${result.errors} errors (${result.errorSamples[0]})`);
-    return { cpuMicros: (cpuMs * 1000) / result.requests, rps: result.rps, p99: result.p99 };
+    return { cpuMicros: (cpuMs * 1000) / result.requests, postgresMicros: postgresMs === undefined ? undefined : (postgresMs * 1000) / result.requests, rps: result.rps, p99: result.p99 };
   }
 
   for (const scenario of SCENARIOS) {
@@ -130,7 +138,8 @@ try {
       for (const entry of order) {
         const result = await measure(entry, scenario);
         (entry.results[scenario] ??= []).push(result);
-        log(`  ${scenario} ${entry.variant.name} #${round + 1}: ${result.cpuMicros.toFixed(1)} µs CPU, ${result.rps.toFixed(0)}/s, p99 ${result.p99.toFixed(2)} ms`);
+        const postgres = result.postgresMicros === undefined ? '' : ` + PostgreSQL ${result.postgresMicros.toFixed(1)} µs`;
+        log(`  ${scenario} ${entry.variant.name} #${round + 1}: ${result.cpuMicros.toFixed(1)} µs CPU${postgres}, ${result.rps.toFixed(0)}/s, p99 ${result.p99.toFixed(2)} ms`);
       }
     }
   }
@@ -140,8 +149,10 @@ try {
       const cpu = summarize(entry.results[scenario].map((r) => r.cpuMicros));
       const rps = summarize(entry.results[scenario].map((r) => r.rps));
       const p99 = summarize(entry.results[scenario].map((r) => r.p99));
+      const postgres = entry.server.postgres ? summarize(entry.results[scenario].map((r) => r.postgresMicros)) : undefined;
+      const postgresText = postgres ? `   PostgreSQL ${postgres.median.toFixed(1)} µs (${postgres.min.toFixed(1)}–${postgres.max.toFixed(1)})` : '';
       process.stdout.write(
-        `  ${entry.variant.name.padEnd(16)} ${cpu.median.toFixed(1).padStart(7)} µs (${cpu.min.toFixed(1)}–${cpu.max.toFixed(1)})   ${rps.median.toFixed(0).padStart(6)}/s   p99 ${p99.median.toFixed(2)} ms\n`,
+        `  ${entry.variant.name.padEnd(16)} ${cpu.median.toFixed(1).padStart(7)} µs (${cpu.min.toFixed(1)}–${cpu.max.toFixed(1)})${postgresText}   ${rps.median.toFixed(0).padStart(6)}/s (${rps.min.toFixed(0)}–${rps.max.toFixed(0)})   p99 ${p99.median.toFixed(2)} ms\n`,
       );
     }
   }
