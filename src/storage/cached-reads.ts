@@ -5,7 +5,8 @@
  * Under load one indexed read costs more than the rest of a userinfo request (cold CPU caches between
  * requests; BENCHMARKS.md, "Cached reads with a change signal"). These rows are read far more often than they change, so answers are kept here, tagged with the
  * invalidation signal (invalidation-signal.ts) taken before the database was read; an entry is used only while
- * the signal still answers the same. Only found rows are cached, so an insert needs no signal.
+ * the signal still answers the same and, where the signal has an entry lifetime (PostgreSQL), until that long
+ * after its own read. Only found rows are cached, so an insert needs no signal.
  */
 import type { InvalidationSignal } from './invalidation-signal.js';
 import type { AccessToken, BrowserSession, Client, Consent, User } from './storage.js';
@@ -13,6 +14,8 @@ import type { AccessToken, BrowserSession, Client, Consent, User } from './stora
 interface Entry<T> {
   value: T;
   signal: bigint;
+  /** When the database was read for it (the lifetime's clock), or 0 where entries have no lifetime. */
+  readAt: number;
 }
 
 function deepFreeze<T>(value: T): T {
@@ -35,15 +38,18 @@ export class SignalledCache<T> {
   get(key: string, signal: bigint): T | undefined {
     const entry = this.entries.get(key);
     if (!entry) return undefined;
-    if (entry.signal !== signal) {
+    if (entry.signal !== signal || this.reads.outlived(entry.readAt)) {
       this.entries.delete(key);
       return undefined;
     }
     return entry.value;
   }
 
-  /** Caches a value read from the database, tagged with the signal read before the database was. */
-  set(key: string, value: T, signal: bigint): void {
+  /**
+   * Caches a value read from the database, tagged with the signal read before the database was, and with when
+   * that read began (CachedReads.readStarts), from which its lifetime counts.
+   */
+  set(key: string, value: T, signal: bigint, readAt = this.reads.readStarts()): void {
     if (signal !== this.reads.lastSignal) return;
     if (this.entries.size >= this.maxEntries) {
       const oldest = this.entries.keys().next().value;
@@ -51,7 +57,7 @@ export class SignalledCache<T> {
     }
     // Shared by every caller from now on: frozen, so that a caller changing it fails loudly instead of
     // changing what the next caller reads.
-    this.entries.set(key, { value: deepFreeze(value), signal });
+    this.entries.set(key, { value: deepFreeze(value), signal, readAt });
   }
 
   delete(key: string): void {
@@ -80,6 +86,7 @@ export class CachedReads {
   readonly consents: SignalledCache<Consent>;
   lastSignal: bigint = INVALIDATED;
   private readonly caches: Array<{ clear(): void }>;
+  private readonly lifetime: InvalidationSignal['entryLifetime'];
 
   constructor(private readonly invalidation: InvalidationSignal) {
     this.activeTokens = new SignalledCache(this, 10_000);
@@ -88,6 +95,17 @@ export class CachedReads {
     this.browserSessions = new SignalledCache(this, 10_000);
     this.consents = new SignalledCache(this, 10_000);
     this.caches = [this.activeTokens, this.clients, this.users, this.browserSessions, this.consents];
+    this.lifetime = invalidation.entryLifetime;
+  }
+
+  /** The time a read of the database begins, for an entry's lifetime; 0 where entries have none (no clock read). */
+  readStarts(): number {
+    return this.lifetime ? this.lifetime.clock() : 0;
+  }
+
+  /** Whether an entry read at `readAt` has been kept as long as the signal allows (never, without a lifetime). */
+  outlived(readAt: number): boolean {
+    return this.lifetime !== undefined && this.lifetime.clock() - readAt >= this.lifetime.maxAgeMs;
   }
 
   /** The signal to pass to get() and, after reading the database, to set(). */
@@ -130,7 +148,9 @@ export async function readThrough<T>(
     if (isFresh(hit)) return hit;
     cache.delete(key);
   }
+  // Before the read: what it answers may be changed the moment after, so the entry's lifetime counts from here.
+  const readAt = cached.readStarts();
   const value = await read();
-  if (value !== null && isFresh(value)) cache.set(key, value, signal);
+  if (value !== null && isFresh(value)) cache.set(key, value, signal, readAt);
   return value;
 }

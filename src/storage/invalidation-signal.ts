@@ -14,6 +14,13 @@ export interface InvalidationSignal {
    * May wait until it can be read at the right moment (SQLite: the end of the event loop's turn).
    */
   current(): bigint | Promise<bigint>;
+  /**
+   * Where a change can go unheard (PostgreSQL: a notification lost with its connection, or with a process that died
+   * between its commit and its NOTIFY): the longest an entry may be used after the database was read for it, and
+   * the clock that measures it. Kept per entry (cached-reads.ts), so that entries age out one by one, each a full
+   * bound after its own read, instead of all at once. Absent where every change is heard (SQLite's file).
+   */
+  readonly entryLifetime?: { readonly maxAgeMs: number; readonly clock: () => number };
   /** After a committed write that may change a cached read: tells every process, this one at once. */
   changed(): void;
   /** Stops; PostgreSQL's first sends the notifications changed() has still in flight, so that a command which ends

@@ -5,10 +5,14 @@
  * on one network), with no extra round trip on any read.
  *
  * A notification can be late or lost (the listening connection drops, a process dies between its commit and
- * its NOTIFY), so a cached read is never trusted for longer than `maxStalenessMs`: the generation also
- * changes every `maxStalenessMs` on its own (LATCH_CACHE_MAX_STALENESS_MS, README "Several processes"). While
- * the listening connection is down, every call answers a new generation: nothing is served from a cache until
- * it listens again, and its return counts as a change (whatever happened meanwhile was not heard).
+ * its NOTIFY), so a cached read is never trusted for longer than `maxStalenessMs` after the database was read
+ * for it (LATCH_CACHE_MAX_STALENESS_MS, README "Several processes"): the signal's `entryLifetime`, which the
+ * caches keep per entry (cached-reads.ts). The generation itself changes only when a change is heard. It used
+ * to turn over on its own every `maxStalenessMs` as well, which dropped every entry at the same moment: then
+ * the next requests all went to the database together, a burst once per bound that set the p99 of userinfo
+ * and introspection under a steady load (BENCHMARKS.md, "Cached entries age one by one"). While the listening
+ * connection is down, every call answers a new generation: nothing is served from a cache until it listens
+ * again, and its return counts as a change (whatever happened meanwhile was not heard).
  *
  * One channel per schema: deployments (and test schemas) sharing one PostgreSQL database do not disturb each
  * other. A process ignores the echo of its own notifications: it changed its generation when it sent them.
@@ -55,8 +59,6 @@ export async function openNotifySignal(options: NotifySignalOptions): Promise<No
   let retry: NodeJS.Timeout | undefined;
   // Notifications on their way: close() lets them go out first (a CLI command's change must reach the servers).
   const sending = new Set<Promise<unknown>>();
-
-  const bucket = () => BigInt(Math.floor(clock() / options.maxStalenessMs)) & 0xffff_ffffn;
 
   const lost = (error?: Error) => {
     const was = listening;
@@ -112,6 +114,7 @@ export async function openNotifySignal(options: NotifySignalOptions): Promise<No
   await listen().catch(lost);
 
   return {
+    entryLifetime: { maxAgeMs: options.maxStalenessMs, clock },
     get listening() {
       return listening;
     },
@@ -121,7 +124,7 @@ export async function openNotifySignal(options: NotifySignalOptions): Promise<No
         unlistenedCalls += 1n;
         return -unlistenedCalls;
       }
-      return (heard << 32n) | bucket();
+      return heard;
     },
     changed() {
       heard += 1n;
