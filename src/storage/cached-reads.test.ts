@@ -77,7 +77,7 @@ describe('cached reads: the change signal', () => {
 
   test('an entry cached under the signal of one turn is dropped once another process signals a change', async () => {
     const signal = await inCallback(() => reads.signal());
-    reads.users.set('7', { id: 7 } as never, signal);
+    reads.users.set('7', { id: 7 } as never, signal, reads.readStarts());
     assert.ok(reads.users.get('7', signal));
     otherProcess.bump();
     const next = await inCallback(() => reads.signal());
@@ -136,13 +136,20 @@ describe('cached reads: an entry lifetime (the staleness bound where a change ca
     clock.now = start + 6000;
     await read('3');
     assert.equal(databaseReads, 6, 'the bound counts from when the read began, not from its answer');
+    clock.now = start + 6500;
+    await read('3');
+    assert.equal(databaseReads, 6);
+    // A clock that went back: the entry's age is unknown, so it is read again rather than trusted for longer.
+    clock.now = start + 100;
+    await read('3');
+    assert.equal(databaseReads, 7, 'a clock set back does not stretch the bound');
   });
 
   test('a change signalled drops every entry, however young', async () => {
     const { signal } = signalWithLifetime(60_000);
     const reads = new CachedReads(signal);
     const current = await reads.signal();
-    reads.clients.set('c', { clientId: 'c' } as never, current);
+    reads.clients.set('c', { clientId: 'c' } as never, current, reads.readStarts());
     assert.ok(reads.clients.get('c', await reads.signal()));
     signal.changed();
     assert.equal(reads.clients.get('c', await reads.signal()), undefined);

@@ -49,7 +49,7 @@ export class SignalledCache<T> {
    * Caches a value read from the database, tagged with the signal read before the database was, and with when
    * that read began (CachedReads.readStarts), from which its lifetime counts.
    */
-  set(key: string, value: T, signal: bigint, readAt = this.reads.readStarts()): void {
+  set(key: string, value: T, signal: bigint, readAt: number): void {
     if (signal !== this.reads.lastSignal) return;
     if (this.entries.size >= this.maxEntries) {
       const oldest = this.entries.keys().next().value;
@@ -103,9 +103,14 @@ export class CachedReads {
     return this.lifetime ? this.lifetime.clock() : 0;
   }
 
-  /** Whether an entry read at `readAt` has been kept as long as the signal allows (never, without a lifetime). */
+  /**
+   * Whether an entry read at `readAt` has been kept as long as the signal allows (never, without a lifetime). An age
+   * below zero (a clock that went back) counts as outlived: such an entry's age is unknown.
+   */
   outlived(readAt: number): boolean {
-    return this.lifetime !== undefined && this.lifetime.clock() - readAt >= this.lifetime.maxAgeMs;
+    if (this.lifetime === undefined) return false;
+    const age = this.lifetime.clock() - readAt;
+    return age < 0 || age >= this.lifetime.maxAgeMs;
   }
 
   /** The signal to pass to get() and, after reading the database, to set(). */

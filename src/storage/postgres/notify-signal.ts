@@ -7,10 +7,11 @@
  * A notification can be late or lost (the listening connection drops, a process dies between its commit and
  * its NOTIFY), so a cached read is never trusted for longer than `maxStalenessMs` after the database was read
  * for it (LATCH_CACHE_MAX_STALENESS_MS, README "Several processes"): the signal's `entryLifetime`, which the
- * caches keep per entry (cached-reads.ts). The generation itself changes only when a change is heard. It used
- * to turn over on its own every `maxStalenessMs` as well, which dropped every entry at the same moment: then
- * the next requests all went to the database together, a burst once per bound that set the p99 of userinfo
- * and introspection under a steady load (BENCHMARKS.md, "Cached entries age one by one"). While the listening
+ * caches keep per entry (cached-reads.ts), on a monotonic clock, so that a wall clock set back cannot stretch it.
+ * The generation itself changes only when a change is heard. It used to turn over on its own every
+ * `maxStalenessMs` as well, which dropped every entry of every process at the same moment of the wall clock: then
+ * their next requests all went to the database together, a burst once per bound (not measurable on one process
+ * here: BENCHMARKS.md, "Cached entries age one by one"). While the listening
  * connection is down, every call answers a new generation: nothing is served from a cache until it listens
  * again, and its return counts as a change (whatever happened meanwhile was not heard).
  *
@@ -28,7 +29,7 @@ export interface NotifySignalOptions {
   maxStalenessMs: number;
   /** Called when the listening connection fails or comes back (for the log), never with a secret. */
   onStateChange?: (listening: boolean, error?: Error) => void;
-  /** Wall clock in milliseconds (tests). */
+  /** A monotonic clock in milliseconds for the entries' lifetime (default performance.now; tests). */
   clock?: () => number;
 }
 
@@ -47,7 +48,7 @@ export function channelFor(schema: string | null): string {
 
 /** Opens the listening connection (waits for the first LISTEN, so a fresh process starts trusting its caches at once). */
 export async function openNotifySignal(options: NotifySignalOptions): Promise<NotifySignal> {
-  const clock = options.clock ?? Date.now;
+  const clock = options.clock ?? (() => performance.now());
   const channel = channelFor(options.schema);
   const instance = randomUUID();
   let heard = 0n;
@@ -122,7 +123,8 @@ export async function openNotifySignal(options: NotifySignalOptions): Promise<No
       if (!listening) {
         // A value never answered before, nor after: no cached entry can match it.
         unlistenedCalls += 1n;
-        return -unlistenedCalls;
+        // From -2 down: -1 is the caches' own "invalidated" mark (cached-reads.ts), which no signal may answer.
+        return -1n - unlistenedCalls;
       }
       return heard;
     },
