@@ -86,7 +86,6 @@ export class CachedReads {
   readonly consents: SignalledCache<Consent>;
   lastSignal: bigint = INVALIDATED;
   private readonly caches: Array<{ clear(): void }>;
-  private readonly lifetime: InvalidationSignal['entryLifetime'];
 
   constructor(private readonly invalidation: InvalidationSignal) {
     this.activeTokens = new SignalledCache(this, 10_000);
@@ -95,12 +94,11 @@ export class CachedReads {
     this.browserSessions = new SignalledCache(this, 10_000);
     this.consents = new SignalledCache(this, 10_000);
     this.caches = [this.activeTokens, this.clients, this.users, this.browserSessions, this.consents];
-    this.lifetime = invalidation.entryLifetime;
   }
 
   /** The time a read of the database begins, for an entry's lifetime; 0 where entries have none (no clock read). */
   readStarts(): number {
-    return this.lifetime ? this.lifetime.clock() : 0;
+    return this.invalidation.entryLifetime?.clock() ?? 0;
   }
 
   /**
@@ -108,9 +106,10 @@ export class CachedReads {
    * below zero (a clock that went back) counts as outlived: such an entry's age is unknown.
    */
   outlived(readAt: number): boolean {
-    if (this.lifetime === undefined) return false;
-    const age = this.lifetime.clock() - readAt;
-    return age < 0 || age >= this.lifetime.maxAgeMs;
+    const lifetime = this.invalidation.entryLifetime;
+    if (lifetime === undefined) return false;
+    const age = lifetime.clock() - readAt;
+    return age < 0 || age >= lifetime.maxAgeMs;
   }
 
   /** The signal to pass to get() and, after reading the database, to set(). */
