@@ -5,8 +5,7 @@
  * Under load one indexed read costs more than the rest of a userinfo request (cold CPU caches between
  * requests; BENCHMARKS.md, "Cached reads with a change signal"). These rows are read far more often than they change, so answers are kept here, tagged with the
  * invalidation signal (invalidation-signal.ts) taken before the database was read; an entry is used only while
- * the signal still answers the same and, where the signal has an entry lifetime (PostgreSQL), until that long
- * after its own read. Only found rows are cached, so an insert needs no signal.
+ * the signal still answers the same. Only found rows are cached, so an insert needs no signal.
  */
 import type { InvalidationSignal } from './invalidation-signal.js';
 import type { AccessToken, BrowserSession, Client, Consent, User } from './storage.js';
@@ -14,8 +13,6 @@ import type { AccessToken, BrowserSession, Client, Consent, User } from './stora
 interface Entry<T> {
   value: T;
   signal: bigint;
-  /** When the database was read for it (the lifetime's clock), or 0 where entries have no lifetime. */
-  readAt: number;
 }
 
 function deepFreeze<T>(value: T): T {
@@ -38,18 +35,15 @@ export class SignalledCache<T> {
   get(key: string, signal: bigint): T | undefined {
     const entry = this.entries.get(key);
     if (!entry) return undefined;
-    if (entry.signal !== signal || this.reads.outlived(entry.readAt)) {
+    if (entry.signal !== signal) {
       this.entries.delete(key);
       return undefined;
     }
     return entry.value;
   }
 
-  /**
-   * Caches a value read from the database, tagged with the signal read before the database was, and with when
-   * that read began (CachedReads.readStarts), from which its lifetime counts.
-   */
-  set(key: string, value: T, signal: bigint, readAt: number): void {
+  /** Caches a value read from the database, tagged with the signal read before the database was. */
+  set(key: string, value: T, signal: bigint): void {
     if (signal !== this.reads.lastSignal) return;
     if (this.entries.size >= this.maxEntries) {
       const oldest = this.entries.keys().next().value;
@@ -57,7 +51,7 @@ export class SignalledCache<T> {
     }
     // Shared by every caller from now on: frozen, so that a caller changing it fails loudly instead of
     // changing what the next caller reads.
-    this.entries.set(key, { value: deepFreeze(value), signal, readAt });
+    this.entries.set(key, { value: deepFreeze(value), signal });
   }
 
   delete(key: string): void {
@@ -94,22 +88,6 @@ export class CachedReads {
     this.browserSessions = new SignalledCache(this, 10_000);
     this.consents = new SignalledCache(this, 10_000);
     this.caches = [this.activeTokens, this.clients, this.users, this.browserSessions, this.consents];
-  }
-
-  /** The time a read of the database begins, for an entry's lifetime; 0 where entries have none (no clock read). */
-  readStarts(): number {
-    return this.invalidation.entryLifetime?.clock() ?? 0;
-  }
-
-  /**
-   * Whether an entry read at `readAt` has been kept as long as the signal allows (never, without a lifetime). An age
-   * below zero (a clock that went back) counts as outlived: such an entry's age is unknown.
-   */
-  outlived(readAt: number): boolean {
-    const lifetime = this.invalidation.entryLifetime;
-    if (lifetime === undefined) return false;
-    const age = lifetime.clock() - readAt;
-    return age < 0 || age >= lifetime.maxAgeMs;
   }
 
   /** The signal to pass to get() and, after reading the database, to set(). */
@@ -152,9 +130,7 @@ export async function readThrough<T>(
     if (isFresh(hit)) return hit;
     cache.delete(key);
   }
-  // Before the read: what it answers may be changed the moment after, so the entry's lifetime counts from here.
-  const readAt = cached.readStarts();
   const value = await read();
-  if (value !== null && isFresh(value)) cache.set(key, value, signal, readAt);
+  if (value !== null && isFresh(value)) cache.set(key, value, signal);
   return value;
 }

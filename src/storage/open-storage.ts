@@ -5,6 +5,7 @@
  * an in-memory database. Where the engine has an invalidation signal, cached-storage.ts wraps the result.
  * Everything else sees only `Storage`.
  */
+import { randomUUID } from 'node:crypto';
 import { Kysely, Migrator, PostgresAdapter, SqliteDialect, sql, type MigrationResultSet } from 'kysely';
 import { createCachedStorage } from './cached-storage.js';
 import type { Database } from './database.js';
@@ -62,6 +63,11 @@ export interface OpenStorageOptions {
   cacheMaxStalenessMs?: number;
   /** Told when the PostgreSQL listening connection fails or comes back (for the log). */
   onCacheSignalChange?: (listening: boolean, error?: Error) => void;
+  /**
+   * PostgreSQL: the id this process's writes carry in their change notifications (postgres-pool.ts), which its own
+   * invalidation signal ignores. openStorage sets it when it caches; another opener has no signal to tell.
+   */
+  instance?: string;
   /** Told about every query the repositories run (metrics, tracing; observed-executor.ts). Unset: nothing is wrapped. */
   queryObserver?: QueryObserver;
 }
@@ -227,6 +233,8 @@ export function bindRepositories(db: Kysely<Database>, executor: QueryExecutor, 
 export type OpenedStorage = Storage & { db: Kysely<Database>; signal: InvalidationSignal | null; poolStats?: () => PoolStats };
 
 export async function openStorage(databaseUrl: string, options: OpenStorageOptions = {}): Promise<OpenedStorage> {
+  const caches = (options.cacheMaxStalenessMs ?? 0) > 0;
+  if (caches && options.instance === undefined) options = { ...options, instance: randomUUID() };
   const opened = await createDatabase(databaseUrl, options);
   const { db, dialect } = opened;
   const executor = options.queryObserver ? observedExecutor(opened.executor, options.queryObserver) : opened.executor;
@@ -238,17 +246,17 @@ export async function openStorage(databaseUrl: string, options: OpenStorageOptio
       throw error;
     });
   }
-  if (dialect === 'postgres' && (options.cacheMaxStalenessMs ?? 0) > 0) {
+  if (dialect === 'postgres' && caches) {
     const { openNotifySignal } = await import('./postgres/open-postgres.js');
     const notify = await openNotifySignal({
       connectionString: databaseUrl,
       schema: options.postgresSchema ?? null,
       maxStalenessMs: options.cacheMaxStalenessMs!,
+      instance: options.instance!,
       ...(options.onCacheSignalChange && { onStateChange: options.onCacheSignalChange }),
     });
     signal = notify;
     close = async () => {
-      // The queued writes first, so that the changes they announce are still sent (notify-signal.ts close).
       await opened.close();
       await notify.close();
     };

@@ -6,7 +6,9 @@
  *   dropped, as when the server is down;
  * - `pause('reset')`: connections are still accepted but dropped at once, and open ones dropped, as when a
  *   failing load balancer or network cuts them;
- * - `resume()`: connections are forwarded again (on the same port).
+ * - `pause('stall')`: connections stay open, and new ones are accepted, but nothing passes either way, as when a
+ *   network drops packets without telling anyone (no reset, no timeout yet);
+ * - `resume()`: connections are forwarded again (on the same port; what a stall held back passes then).
  *
  * `upstreamLocalPorts()` lists the local ports of the proxy's own connections to the target: on PostgreSQL
  * these are the `client_port`s of Latch's backends in `pg_stat_activity`, so that a test can terminate
@@ -14,7 +16,7 @@
  */
 import { connect, createServer, type Server, type Socket } from 'node:net';
 
-export type PauseMode = 'refuse' | 'reset';
+export type PauseMode = 'refuse' | 'reset' | 'stall';
 
 export interface TcpProxy {
   readonly port: number;
@@ -48,7 +50,7 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
   const onConnection = (client: Socket) => {
     accepted += 1;
     client.on('error', () => {});
-    if (state !== 'up') {
+    if (state !== 'up' && state !== 'stall') {
       reset(client);
       return;
     }
@@ -65,8 +67,7 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
       pairs.delete(pair);
       upstream.destroy();
     });
-    client.pipe(upstream);
-    upstream.pipe(client);
+    if (state === 'up') forward(pair);
   };
 
   let server: Server = createServer(onConnection);
@@ -87,6 +88,11 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
       listening = false;
       server.close(() => resolve());
     });
+
+  const forward = ({ client, upstream }: { client: Socket; upstream: Socket }) => {
+    client.pipe(upstream);
+    upstream.pipe(client);
+  };
 
   const resetAll = () => {
     for (const { client, upstream } of [...pairs]) {
@@ -111,6 +117,15 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
     },
     async pause(mode: PauseMode = 'refuse') {
       state = mode;
+      if (mode === 'stall') {
+        for (const { client, upstream } of pairs) {
+          client.unpipe(upstream);
+          upstream.unpipe(client);
+          client.pause();
+          upstream.pause();
+        }
+        return;
+      }
       resetAll();
       if (mode === 'refuse') await closeListener();
       else if (!listening) {
@@ -120,7 +135,9 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
       }
     },
     async resume() {
+      const was = state;
       state = 'up';
+      if (was === 'stall') for (const pair of pairs) forward(pair);
       if (!listening) {
         server = createServer(onConnection);
         // The port was ours a moment ago; retry briefly in case the kernel has not let it go yet.

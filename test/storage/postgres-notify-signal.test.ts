@@ -1,8 +1,9 @@
 /**
  * The PostgreSQL invalidation signal (storage/postgres/notify-signal.ts) between two listeners, as two Latch
- * processes have them: a change in one is heard by the other; nothing changes without one, and the staleness
- * bound is each cached entry's lifetime instead; while the listening connection is away nothing may be cached,
- * and its return counts as a change. PostgreSQL is taken away by a TCP proxy of the test's own, never stopped.
+ * processes have them: a write announced on the channel is heard by every process but the writer; nothing changes
+ * without one, for as long as heartbeats come back; a channel whose heartbeats stop is distrusted within the bound;
+ * while the listening connection is away nothing may be cached, and its return counts as a change. PostgreSQL is
+ * taken away or stalled by a TCP proxy of the test's own, never stopped.
  */
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
@@ -32,47 +33,99 @@ describe('PostgreSQL LISTEN/NOTIFY invalidation signal', { skip }, () => {
   after(() => {
     for (const signal of opened) signal.close();
   });
-  const open = async (schema: string, maxStalenessMs = 60_000, connectionString = POSTGRES_TEST_URL) => {
-    const signal = await openNotifySignal({ connectionString, schema, maxStalenessMs });
+  const open = async (schema: string, maxStalenessMs = 60_000, connectionString = POSTGRES_TEST_URL, instance?: string) => {
+    const signal = await openNotifySignal({ connectionString, schema, maxStalenessMs, ...(instance && { instance }) });
     opened.push(signal);
     return signal;
   };
   const schema = () => `notify_test_${Math.random().toString(36).slice(2)}`;
+  /** A notification as a write's trigger sends it (migration 2026_11_27_2300_change_notifications), from a connection of its own. */
+  const announce = (name: string, payload = '') => runAdminSql('select pg_notify($1, $2)', [channelFor(name), payload]);
 
-  test('a change in one process is heard by the other; without changes the generation stays', async () => {
+  test('a change announced on the channel is heard by every process but the writer; without changes the generation stays', async () => {
     const name = schema();
-    const first = await open(name);
-    const second = await open(name);
-    const before = await second.current();
+    const writer = await open(name, 60_000, POSTGRES_TEST_URL, 'writer-instance');
+    const other = await open(name);
+    const before = await other.current();
     await new Promise((resolve) => setTimeout(resolve, 100));
-    assert.equal(await second.current(), before, 'nothing changed, nothing to drop');
-    const own = await first.current();
-    first.changed();
-    assert.notEqual(await first.current(), own, 'the writer sees its own change at once');
-    await eventually(async () => (await second.current()) !== before, 'the other process hears the change');
-    const after = await second.current();
+    assert.equal(await other.current(), before, 'nothing changed, nothing to drop');
+    const own = await writer.current();
+    writer.changed();
+    assert.notEqual(await writer.current(), own, 'the writer sees its own change at once');
+    assert.equal(await other.current(), before, 'changed() tells only its own process: the write itself tells the others');
+    await announce(name, 'writer-instance');
+    await eventually(async () => (await other.current()) !== before, 'the other process hears the write');
+    const settled = await writer.current();
     await new Promise((resolve) => setTimeout(resolve, 100));
-    assert.equal(await second.current(), after);
-    const settled = await first.current();
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    assert.equal(await first.current(), settled, 'its own echo is not a second change');
+    assert.equal(await writer.current(), settled, 'the echo of its own write is not a second change');
+    const otherNow = await other.current();
+    await announce(name);
+    await eventually(async () => (await writer.current()) !== settled, 'a write from elsewhere (no id) is heard by every process');
+    await eventually(async () => (await other.current()) !== otherNow, 'by the other one too');
   });
 
   test('another schema\'s changes are not heard', async () => {
-    const mine = await open(schema());
-    const theirs = await open(schema());
+    const name = schema();
+    const mine = await open(name);
     const before = await mine.current();
-    theirs.changed();
+    const theirs = schema();
+    await announce(theirs);
     await new Promise((resolve) => setTimeout(resolve, 200));
     assert.equal(await mine.current(), before);
   });
 
-  test('the staleness bound is each entry\'s lifetime, not a turn-over of the generation (which would drop every entry at once)', async () => {
+  test('heartbeats keep a quiet channel trusted: five bounds with no change, and the generation is the same', async () => {
     const signal = await open(schema(), 200);
-    assert.equal(signal.entryLifetime?.maxAgeMs, 200, 'a lost notification is never trusted longer than the bound');
     const first = await signal.current();
-    await new Promise((resolve) => setTimeout(resolve, 450));
-    assert.equal(await signal.current(), first, 'two bounds later, with no change, the generation is the same');
+    for (let i = 0; i < 10; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      assert.equal(await signal.current(), first, `after ${(i + 1) * 100} ms`);
+    }
+  });
+
+  test('a channel that stops answering is distrusted within the bound, before anyone notices the connection is gone; a change made meanwhile is heard when it flows again', async () => {
+    const target = new URL(POSTGRES_TEST_URL);
+    const proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5432) });
+    const viaProxy = new URL(POSTGRES_TEST_URL);
+    viaProxy.host = proxy.address;
+    try {
+      const name = schema();
+      const bound = 300;
+      const signal = await open(name, bound, viaProxy.toString());
+      const before = await signal.current();
+      await proxy.pause('stall');
+      const stalledAt = Date.now();
+      await eventually(async () => (await signal.current()) !== (await signal.current()), 'nothing is trusted once no heartbeat has come back for the bound', 2000);
+      assert.ok(Date.now() - stalledAt < bound + 250, `distrusted ${Date.now() - stalledAt} ms into the stall, the bound being ${bound} ms`);
+      assert.equal(signal.listening, true, 'the connection is not known to be lost: only the heartbeat shows it');
+      await announce(name);
+      await proxy.resume();
+      await eventually(async () => (await signal.current()) === (await signal.current()), 'trusted again once a heartbeat comes back', 2000);
+      assert.notEqual(await signal.current(), before, 'the change announced during the stall was heard before the heartbeat');
+      assert.equal(signal.listening, true, 'the same connection, never lost');
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  test('a stall past the silence limit counts as a lost connection, which is opened again', async () => {
+    const target = new URL(POSTGRES_TEST_URL);
+    const proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5432) });
+    const viaProxy = new URL(POSTGRES_TEST_URL);
+    viaProxy.host = proxy.address;
+    try {
+      // The silence limit is three bounds, at least 3 s.
+      const signal = await open(schema(), 1000, viaProxy.toString());
+      await proxy.pause('stall');
+      await eventually(() => !signal.listening, 'a connection silent for the limit is given up', 6000);
+      await proxy.resume();
+      await eventually(() => signal.listening, 'it listens again by itself', 10_000);
+      const back = await signal.current();
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      assert.equal(await signal.current(), back, 'and it caches again');
+    } finally {
+      await proxy.close();
+    }
   });
 
   test('while the listening connection is away nothing can be cached; after it returns, caching resumes and its return is a change', async () => {
@@ -102,9 +155,9 @@ describe('PostgreSQL LISTEN/NOTIFY invalidation signal', { skip }, () => {
 });
 
 describe('PostgreSQL storage with caches (two storages on one schema, as two processes)', { skip }, () => {
-  test('a cached client is served from memory, dropped at once when the other process changes it, and never kept past the bound', async () => {
+  test('a cached client is served from memory past the bound while nothing changes, and dropped at once when its row changes, through Latch or behind its back', async () => {
     const schema = await createTestSchema();
-    const bound = 1000;
+    const bound = 300;
     const options = { postgresSchema: schema.name, cacheMaxStalenessMs: bound, poolSize: 2 };
     const writer = await openStorage(POSTGRES_TEST_URL, options);
     const reader = await openStorage(POSTGRES_TEST_URL, { ...options, migrate: false });
@@ -116,13 +169,15 @@ describe('PostgreSQL storage with caches (two storages on one schema, as two pro
         now,
       );
       assert.equal((await reader.clients.findById(client.clientId))?.name, 'Before');
-      // Behind Latch's back (no notification): the reader keeps its cached copy, but not past the bound.
+      // A write that does not announce itself (triggers off, as only a replication role may): what is cached stays
+      // cached, however long, as long as the channel proves it is alive. This is how the cache is seen to be used.
+      await runAdminSql(`set session_replication_role = replica; update ${schema.name}.clients set name = 'Unannounced' where client_id = 'cached-client'`);
+      await new Promise((resolve) => setTimeout(resolve, 3 * bound));
+      assert.equal((await reader.clients.findById(client.clientId))?.name, 'Before', 'served from the cache, three bounds on');
+      // Behind Latch's back, with the triggers on: heard at once.
       await runAdminSql(`update ${schema.name}.clients set name = 'Behind' where client_id = 'cached-client'`);
-      assert.equal((await reader.clients.findById(client.clientId))?.name, 'Before', 'served from the cache');
-      // The entry's lifetime counts from its read, which began before the update above.
-      await new Promise((resolve) => setTimeout(resolve, bound + 50));
-      assert.equal((await reader.clients.findById(client.clientId))?.name, 'Behind', 'read again once the bound passed');
-      // Through Latch (a notification): dropped at once.
+      await eventually(async () => (await reader.clients.findById(client.clientId))?.name === 'Behind', 'a change made with psql reaches the caches', 300);
+      // Through Latch: likewise.
       await writer.clients.delete(client.clientId);
       await eventually(async () => (await reader.clients.findById(client.clientId)) === null, 'the deletion reaches the other process', 300);
     } finally {

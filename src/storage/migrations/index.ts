@@ -26,6 +26,7 @@ import * as deviceAuthorizations from './2026_11_25_0500_device_authorizations.j
 import * as clientMetadataDocuments from './2026_11_25_0630_client_metadata_documents.js';
 import * as resourceServers from './2026_11_25_0700_resource_servers.js';
 import * as deviceResources from './2026_11_27_0500_device_resources.js';
+import * as changeNotifications from './2026_11_27_2300_change_notifications.js';
 
 export const migrations: Record<string, Migration> = {
   '2026_11_22_0000_initial': initial,
@@ -51,6 +52,7 @@ export const migrations: Record<string, Migration> = {
   '2026_11_25_0630_client_metadata_documents': clientMetadataDocuments,
   '2026_11_25_0700_resource_servers': resourceServers,
   '2026_11_27_0500_device_resources': deviceResources,
+  '2026_11_27_2300_change_notifications': changeNotifications,
 };
 
 export const migrationProvider: MigrationProvider = {
