@@ -105,10 +105,11 @@ export interface Config {
    */
   readonly databasePreparedStatements: boolean;
   /**
-   * PostgreSQL: the longest a process serves a cached read (an access token at userinfo, a client, a consent, a
-   * session) without reading the database again (`LATCH_CACHE_MAX_STALENESS_MS`, default 1000; 0 turns the
-   * caches off). Changes made by any process reach every other at once through LISTEN/NOTIFY
-   * (storage/postgres/notify-signal.ts); this bounds the rare case where a notification is late or lost.
+   * PostgreSQL: the longest a committed change can go unheard by a process serving cached reads (an access token at
+   * userinfo, a client, a consent, a session) (`LATCH_CACHE_MAX_STALENESS_MS`, default 1000; 0 turns the caches
+   * off). Every change to a cached row announces itself from its own transaction, through LISTEN/NOTIFY, and reaches
+   * every process at once; a heartbeat proves the channel alive, and while none has come back within this, nothing
+   * cached is used (storage/postgres/notify-signal.ts).
    */
   readonly cacheMaxStalenessMs: number;
   /**

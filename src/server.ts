@@ -122,6 +122,10 @@ export async function startServer(config: Config, options: StartServerOptions = 
       listening
         ? app?.log.info('listening for changes from other processes again: cached reads resume')
         : app?.log.warn({ reason: err?.message }, 'the connection that hears changes from other processes failed: reading everything from the database until it is back'),
+    onCacheTriggersMissing: (missing) =>
+      missing
+        ? app?.log.warn('the triggers that announce changes to cached rows are missing or disabled (run `latch migrate`, or enable them): reading everything from the database until they are back')
+        : app?.log.info('the triggers that announce changes are in place: cached reads resume'),
   }).catch(async (error: unknown) => {
     await observability.close();
     throw error;

@@ -5,13 +5,13 @@
  * an in-memory database. Where the engine has an invalidation signal, cached-storage.ts wraps the result.
  * Everything else sees only `Storage`.
  */
-import { randomUUID } from 'node:crypto';
 import { Kysely, Migrator, PostgresAdapter, SqliteDialect, sql, type MigrationResultSet } from 'kysely';
 import { createCachedStorage } from './cached-storage.js';
 import type { Database } from './database.js';
 import { sqlitePath } from './database-url.js';
 import type { InvalidationSignal } from './invalidation-signal.js';
 import { migrationProvider, migrations } from './migrations/index.js';
+import { channelFor } from './postgres/change-channel.js';
 import { observedExecutor, type QueryObserver } from './observed-executor.js';
 import { kyselyExecutor, type QueryExecutor } from './query-executor.js';
 import { createAuditEventRepository } from './repositories/audit-events.js';
@@ -56,18 +56,15 @@ export interface OpenStorageOptions {
   /** SQLite durability, `LATCH_SQLITE_SYNCHRONOUS` (default `normal`; sqlite/connection.ts). */
   sqliteSynchronous?: SqliteSynchronous;
   /**
-   * PostgreSQL: cache hot reads in this process, kept truthful by LISTEN/NOTIFY (postgres/notify-signal.ts),
-   * none trusted longer than this (`LATCH_CACHE_MAX_STALENESS_MS`). Unset or 0: no caches, every read goes to
+   * PostgreSQL: cache hot reads in this process, kept truthful by LISTEN/NOTIFY (postgres/notify-signal.ts), with no
+   * change unheard for longer than this (`LATCH_CACHE_MAX_STALENESS_MS`). Unset or 0: no caches, every read goes to
    * the database (the command line's one-off reads, copies).
    */
   cacheMaxStalenessMs?: number;
   /** Told when the PostgreSQL listening connection fails or comes back (for the log). */
   onCacheSignalChange?: (listening: boolean, error?: Error) => void;
-  /**
-   * PostgreSQL: the id this process's writes carry in their change notifications (postgres-pool.ts), which its own
-   * invalidation signal ignores. openStorage sets it when it caches; another opener has no signal to tell.
-   */
-  instance?: string;
+  /** Told when PostgreSQL's change-announcing triggers are found missing or disabled (true), and back (false). */
+  onCacheTriggersMissing?: (missing: boolean) => void;
   /** Told about every query the repositories run (metrics, tracing; observed-executor.ts). Unset: nothing is wrapped. */
   queryObserver?: QueryObserver;
 }
@@ -143,12 +140,17 @@ export async function createDatabase(databaseUrl: string, options: OpenStorageOp
  */
 async function createMigrator(db: Kysely<Database>): Promise<Migrator> {
   if (!(db.getExecutor().adapter instanceof PostgresAdapter)) return new Migrator({ db, provider: migrationProvider });
+  return new Migrator({ db, provider: migrationProvider, migrationTableSchema: await tablesSchema(db) });
+}
+
+/** PostgreSQL: the schema Latch's tables are in, as its connections see it (the first of their search_path that exists). */
+async function tablesSchema(db: Kysely<Database>): Promise<string> {
   const { rows } = await sql<{ schema: string | null }>`select current_schema() as schema`.execute(db);
   const schema = rows[0]?.schema;
   if (!schema) {
     throw new Error('PostgreSQL has no current schema: create the schema named in LATCH_DATABASE_SCHEMA, or let `latch migrate` create it');
   }
-  return new Migrator({ db, provider: migrationProvider, migrationTableSchema: schema });
+  return schema;
 }
 
 /** Creates the configured PostgreSQL schema when it does not exist yet (before the first migration). */
@@ -170,8 +172,11 @@ export async function migrateToLatest(
   const result = await migrator.migrateToLatest();
   if (result.error) throw result.error;
   // Whoever runs them (`latch migrate`, `latch serve`, the primary of --workers): cached reads start over in
-  // every process (invalidation-signal.ts).
-  if ((result.results ?? []).length > 0) signal?.changed();
+  // every process (invalidation-signal.ts). On PostgreSQL a migration's DDL fires no trigger, so it is announced here.
+  if ((result.results ?? []).length > 0) {
+    signal?.changed();
+    if (db.getExecutor().adapter instanceof PostgresAdapter) await sql`select pg_notify(${channelFor(await tablesSchema(db))}, '')`.execute(db);
+  }
   return result;
 }
 
@@ -234,7 +239,6 @@ export type OpenedStorage = Storage & { db: Kysely<Database>; signal: Invalidati
 
 export async function openStorage(databaseUrl: string, options: OpenStorageOptions = {}): Promise<OpenedStorage> {
   const caches = (options.cacheMaxStalenessMs ?? 0) > 0;
-  if (caches && options.instance === undefined) options = { ...options, instance: randomUUID() };
   const opened = await createDatabase(databaseUrl, options);
   const { db, dialect } = opened;
   const executor = options.queryObserver ? observedExecutor(opened.executor, options.queryObserver) : opened.executor;
@@ -250,10 +254,12 @@ export async function openStorage(databaseUrl: string, options: OpenStorageOptio
     const { openNotifySignal } = await import('./postgres/open-postgres.js');
     const notify = await openNotifySignal({
       connectionString: databaseUrl,
+      // Where the tables are, which the triggers name their channel after: with LATCH_DATABASE_SCHEMA unset,
+      // wherever the server's search_path puts them (a role's own schema, a URL's options), not always `public`.
       schema: options.postgresSchema ?? null,
       maxStalenessMs: options.cacheMaxStalenessMs!,
-      instance: options.instance!,
       ...(options.onCacheSignalChange && { onStateChange: options.onCacheSignalChange }),
+      ...(options.onCacheTriggersMissing && { onTriggersMissing: options.onCacheTriggersMissing }),
     });
     signal = notify;
     close = async () => {

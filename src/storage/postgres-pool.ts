@@ -127,11 +127,6 @@ export interface PostgresPoolOptions {
   poolSize: number;
   statementTimeoutMs: number;
   schema: string | null;
-  /**
-   * This process's id in the change notifications its writes send (`latch.instance`, read by the triggers of
-   * migration 2026_11_27_2300_change_notifications), so that its own invalidation signal can ignore their echo.
-   */
-  instance?: string;
   /** Told about connection errors outside any query: idle pooled connections and checked-out ones between queries. */
   onIdleClientError?: (error: Error) => void;
 }
@@ -143,7 +138,6 @@ export function createPostgresPool(connectionString: string, options: PostgresPo
   // Server-side settings sent at connection start, so that every pooled connection has them from its first query.
   const settings = [`-c statement_timeout=${options.statementTimeoutMs}`];
   if (options.schema) settings.push(`-c search_path=${options.schema}`);
-  if (options.instance) settings.push(`-c latch.instance=${options.instance}`);
   const raw = new pg.Pool({
     connectionString,
     max: options.poolSize,

@@ -49,7 +49,7 @@ for (const database of ['sqlite', 'postgres'] as const) {
 
     /**
      * Whether the server sees the account as an administrator, once it can: a change by `latch admin` reaches the
-     * server's cached reads within LATCH_CACHE_MAX_STALENESS_MS (1 s by default; README "Configuration").
+     * server's cached reads as soon as its notification does (README "Several processes"), allowed the bound and 2 s.
      */
     async function serverSeesAdmin(userId: number, expected: boolean): Promise<boolean | undefined> {
       const deadline = Date.now() + server.config.cacheMaxStalenessMs + 2000;

@@ -201,10 +201,14 @@ describe('PostgreSQL change notifications (triggers on the cached tables)', { sk
     });
   }
 
-  test('a change made outside Latch (psql) announces itself, with no process id: every process hears it', async () => {
+  test('changes made outside Latch (psql) announce themselves: an update, and the deletion of a live token or session', async () => {
     const user = await newUser();
     assert.equal(await announcementsOf(() => listener.query(`update "${schema.name}".users set name = 'Psql' where id = $1`, [user.id])), 1);
-    assert.equal(heard.find((n) => n.channel === channel)?.payload, '');
+    // Deleted alone, not through a parent's cascade: the trigger's own condition (unexpired, unrevoked) decides.
+    const { token } = await newToken();
+    assert.equal(await announcementsOf(() => listener.query(`delete from "${schema.name}".access_tokens where token_hash = $1`, [token.tokenHash])), 1);
+    const { session } = await newSession();
+    assert.equal(await announcementsOf(() => listener.query(`delete from "${schema.name}".browser_sessions where session_hash = $1`, [session.sessionHash])), 1);
   });
 
   test('many rows changed in one transaction announce once', async () => {

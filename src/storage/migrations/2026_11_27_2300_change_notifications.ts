@@ -1,8 +1,10 @@
 /**
  * PostgreSQL: every committed change to a row that a per-process cache may hold announces itself, in its own
- * transaction, on the schema's invalidation channel (storage/postgres/notify-signal.ts). A NOTIFY is delivered at
- * commit or not at all, so no commit can go unannounced: not one of a process that dies right after committing, nor
- * one made behind Latch's back (psql, another tool). The caches of cached-reads.ts hold users, clients, access tokens
+ * transaction, on the schema's invalidation channel (storage/postgres/notify-signal.ts, change-channel.ts). A NOTIFY
+ * is delivered at commit or not at all, so a process that dies right after committing cannot leave its change
+ * unannounced, and a change made with psql or another tool announces itself too. Not announced: writes in a session
+ * that skips triggers (`session_replication_role = replica`); triggers disabled or dropped are noticed by the
+ * signal, which then trusts nothing cached (README "Several processes"). The caches of cached-reads.ts hold users, clients, access tokens
  * (with their users), consents and browser sessions; only found rows are cached, so inserts need no announcement.
  *
  * What deliberately does not announce, because no cached answer can change by it and it runs on hot paths or in
@@ -10,10 +12,9 @@
  * token or a browser session that had already expired (a cache hit checks expiry itself), or of a revoked token (its
  * revocation was announced). An access token is updated only when it is revoked.
  *
- * The payload is the writing Latch process's id (`latch.instance`, set on each pooled connection: postgres-pool.ts),
- * so that a process ignores the echo of changes it has already forgotten; a write from elsewhere carries none, and
- * every process hears it. The channel is derived from the table's schema the way channelFor() derives it, so that a
- * schema copied or renamed announces on its own channel. SQLite needs none of this: its writers bump a counter file
+ * Every process hears every announcement, the writer's own too (notify-signal.ts says why), so the payload is empty.
+ * The channel is derived from the table's schema the way change-channel.ts derives it, so that a schema copied or
+ * renamed announces on its own channel. SQLite needs none of this: its writers bump a counter file
  * (sqlite/file-signal.ts). Frozen in time: later changes are new migrations.
  */
 import { sql, type Kysely } from 'kysely';
@@ -34,10 +35,7 @@ export async function up(db: Kysely<any>): Promise<void> {
   await sql`
     create function latch_announce_change() returns trigger language plpgsql as $$
     begin
-      perform pg_notify(
-        'latch_changes_' || left(encode(sha256(convert_to(tg_table_schema, 'UTF8')), 'hex'), 16),
-        coalesce(current_setting('latch.instance', true), '')
-      );
+      perform pg_notify('latch_changes_' || left(encode(sha256(convert_to(tg_table_schema, 'UTF8')), 'hex'), 16), '');
       return null;
     end
     $$`.execute(db);

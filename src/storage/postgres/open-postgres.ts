@@ -21,7 +21,6 @@ export function openPostgresDatabase(databaseUrl: string, options: OpenStorageOp
     poolSize,
     statementTimeoutMs: options.statementTimeoutMs ?? 10_000,
     schema: options.postgresSchema ?? null,
-    ...(options.instance && { instance: options.instance }),
     onIdleClientError: options.onIdleConnectionError ?? (() => {}),
   });
   const db = new Kysely<Database>({ dialect: new OwnSchemaPostgresDialect({ pool }) });
