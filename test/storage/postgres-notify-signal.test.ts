@@ -7,7 +7,7 @@
  * change. PostgreSQL is taken away or stalled by a TCP proxy of the test's own, never stopped.
  */
 import assert from 'node:assert/strict';
-import { after, describe, test } from 'node:test';
+import { after, before, describe, test } from 'node:test';
 import { channelFor, openNotifySignal, type NotifySignal } from '../../src/storage/postgres/notify-signal.js';
 import { openStorage } from '../../src/storage/open-storage.js';
 import { createTestSchema, POSTGRES_TEST_URL, postgresUnavailableReason, runAdminSql, type TestSchema } from '../helpers/postgres.js';
@@ -52,11 +52,19 @@ describe('PostgreSQL LISTEN/NOTIFY invalidation signal', { skip }, () => {
     await storage.close();
     return schema.name;
   };
+  // Two, migrated once for the whole file (a migration takes seconds on a busy machine): the tests run one after
+  // another, and a signal opened by one never hears what was announced before it listened.
+  let shared = '';
+  let another = '';
+  before(async () => {
+    shared = await migratedSchema();
+    another = await migratedSchema();
+  });
   /** A notification as a write's trigger sends it (migration 2026_11_27_2300_change_notifications), from a connection of its own. */
   const announce = (name: string) => runAdminSql("select pg_notify($1, '')", [channelFor(name)]);
 
   test('a change announced on the channel is heard by every process, the writer too; changed() tells only its own; without changes the generation stays', async () => {
-    const name = await migratedSchema();
+    const name = shared;
     const writer = await open(name);
     const other = await open(name);
     const before = await other.current();
@@ -74,15 +82,15 @@ describe('PostgreSQL LISTEN/NOTIFY invalidation signal', { skip }, () => {
   });
 
   test('another schema\'s changes are not heard', async () => {
-    const mine = await open(await migratedSchema());
+    const mine = await open(shared);
     const before = await mine.current();
-    await announce(await migratedSchema());
+    await announce(another);
     await sleep(200);
     assert.equal(await mine.current(), before);
   });
 
   test('heartbeats keep a quiet channel trusted: five bounds with no change, and the generation is the same', async () => {
-    const signal = await open(await migratedSchema(), 400);
+    const signal = await open(shared, 400);
     const first = await signal.current();
     for (let i = 0; i < 10; i++) {
       await sleep(200);
@@ -96,12 +104,15 @@ describe('PostgreSQL LISTEN/NOTIFY invalidation signal', { skip }, () => {
     const unmigrated = await open(bare.name, 300);
     await sleep(400);
     assert.equal(await trusted(unmigrated), false, 'a schema not migrated yet has no triggers: nothing may be cached');
-    const name = await migratedSchema();
+    const name = another;
     const signal = await open(name, 300);
     assert.equal(await trusted(signal), true);
-    await runAdminSql(`alter table "${name}".access_tokens disable trigger access_tokens_announce_update`);
-    await eventually(async () => !(await trusted(signal)), 'a disabled trigger is noticed by the next heartbeats', 3000);
-    await runAdminSql(`alter table "${name}".access_tokens enable trigger access_tokens_announce_update`);
+    try {
+      await runAdminSql(`alter table "${name}".access_tokens disable trigger access_tokens_announce_update`);
+      await eventually(async () => !(await trusted(signal)), 'a disabled trigger is noticed by the next heartbeats', 3000);
+    } finally {
+      await runAdminSql(`alter table "${name}".access_tokens enable trigger access_tokens_announce_update`);
+    }
     await eventually(() => trusted(signal), 'trusted again once it is enabled', 3000);
   });
 
@@ -111,7 +122,7 @@ describe('PostgreSQL LISTEN/NOTIFY invalidation signal', { skip }, () => {
     const viaProxy = new URL(POSTGRES_TEST_URL);
     viaProxy.host = proxy.address;
     try {
-      const name = await migratedSchema();
+      const name = shared;
       const bound = 300;
       const signal = await open(name, bound, viaProxy.toString());
       const before = await signal.current();
@@ -136,7 +147,7 @@ describe('PostgreSQL LISTEN/NOTIFY invalidation signal', { skip }, () => {
     viaProxy.host = proxy.address;
     try {
       // The silence limit is three bounds, at least 3 s.
-      const signal = await open(await migratedSchema(), 1000, viaProxy.toString());
+      const signal = await open(shared, 1000, viaProxy.toString());
       await proxy.pause('stall');
       await eventually(() => !signal.listening, 'a connection silent for the limit is given up', 8000);
       await proxy.resume();
@@ -155,7 +166,7 @@ describe('PostgreSQL LISTEN/NOTIFY invalidation signal', { skip }, () => {
     const viaProxy = new URL(POSTGRES_TEST_URL);
     viaProxy.host = proxy.address;
     try {
-      const signal = await open(await migratedSchema(), 60_000, viaProxy.toString());
+      const signal = await open(shared, 60_000, viaProxy.toString());
       const before = await signal.current();
       assert.equal(signal.listening, true);
       await proxy.pause('reset');
