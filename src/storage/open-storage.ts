@@ -238,7 +238,6 @@ export function bindRepositories(db: Kysely<Database>, executor: QueryExecutor, 
 export type OpenedStorage = Storage & { db: Kysely<Database>; signal: InvalidationSignal | null; poolStats?: () => PoolStats };
 
 export async function openStorage(databaseUrl: string, options: OpenStorageOptions = {}): Promise<OpenedStorage> {
-  const caches = (options.cacheMaxStalenessMs ?? 0) > 0;
   const opened = await createDatabase(databaseUrl, options);
   const { db, dialect } = opened;
   const executor = options.queryObserver ? observedExecutor(opened.executor, options.queryObserver) : opened.executor;
@@ -250,7 +249,7 @@ export async function openStorage(databaseUrl: string, options: OpenStorageOptio
       throw error;
     });
   }
-  if (dialect === 'postgres' && caches) {
+  if (dialect === 'postgres' && (options.cacheMaxStalenessMs ?? 0) > 0) {
     const { openNotifySignal } = await import('./postgres/open-postgres.js');
     const notify = await openNotifySignal({
       connectionString: databaseUrl,

@@ -11,7 +11,7 @@ import { after, before, describe, test } from 'node:test';
 import pg from 'pg';
 import { METHOD_EFFECTS } from '../../src/storage/cached-storage.js';
 import { openStorage, type OpenedStorage } from '../../src/storage/open-storage.js';
-import { channelFor } from '../../src/storage/postgres/notify-signal.js';
+import { channelFor } from '../../src/storage/postgres/change-channel.js';
 import { createTestSchema, POSTGRES_TEST_URL, postgresUnavailableReason, type TestSchema } from '../helpers/postgres.js';
 
 const skip = (await postgresUnavailableReason()) ?? false;

@@ -8,10 +8,11 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { channelFor, openNotifySignal, type NotifySignal } from '../../src/storage/postgres/notify-signal.js';
+import { channelFor } from '../../src/storage/postgres/change-channel.js';
+import { openNotifySignal, type NotifySignal } from '../../src/storage/postgres/notify-signal.js';
 import { openStorage } from '../../src/storage/open-storage.js';
 import { createTestSchema, POSTGRES_TEST_URL, postgresUnavailableReason, runAdminSql, type TestSchema } from '../helpers/postgres.js';
-import { startTcpProxy } from '../helpers/tcp-proxy.js';
+import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
 
 const skip = (await postgresUnavailableReason()) ?? false;
 
@@ -26,6 +27,19 @@ async function eventually(check: () => boolean | Promise<boolean>, what: string,
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /** Trusted: the same generation twice in a row (an untrusted signal answers a new value at every call). */
 const trusted = async (signal: NotifySignal) => (await signal.current()) === (await signal.current());
+
+/** A test on a TCP proxy of its own in front of PostgreSQL: `viaProxy` is the URL through it. */
+async function throughProxy(run: (proxy: TcpProxy, viaProxy: string) => Promise<void>): Promise<void> {
+  const target = new URL(POSTGRES_TEST_URL);
+  const proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5432) });
+  const viaProxy = new URL(POSTGRES_TEST_URL);
+  viaProxy.host = proxy.address;
+  try {
+    await run(proxy, viaProxy.toString());
+  } finally {
+    await proxy.close();
+  }
+}
 
 test('one channel per schema, a valid PostgreSQL identifier whatever the schema is called', () => {
   assert.notEqual(channelFor('tenant_a'), channelFor('tenant_b'));
@@ -116,15 +130,11 @@ describe('PostgreSQL LISTEN/NOTIFY invalidation signal', { skip }, () => {
     await eventually(() => trusted(signal), 'trusted again once it is enabled', 3000);
   });
 
-  test('a channel that stops answering is distrusted within the bound, long before the connection is given up; a change made meanwhile is heard when it flows again', async () => {
-    const target = new URL(POSTGRES_TEST_URL);
-    const proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5432) });
-    const viaProxy = new URL(POSTGRES_TEST_URL);
-    viaProxy.host = proxy.address;
-    try {
+  test('a channel that stops answering is distrusted within the bound, long before the connection is given up; a change made meanwhile is heard when it flows again', () =>
+    throughProxy(async (proxy, viaProxy) => {
       const name = shared;
       const bound = 300;
-      const signal = await open(name, bound, viaProxy.toString());
+      const signal = await open(name, bound, viaProxy);
       const before = await signal.current();
       await proxy.pause('stall');
       await eventually(async () => !(await trusted(signal)), 'nothing is trusted once no heartbeat has come back for the bound', 2000);
@@ -135,19 +145,12 @@ describe('PostgreSQL LISTEN/NOTIFY invalidation signal', { skip }, () => {
       await eventually(() => trusted(signal), 'trusted again once a heartbeat comes back', 2000);
       assert.notEqual(await signal.current(), before, 'the change announced during the stall was heard before the heartbeat');
       assert.equal(signal.listening, true, 'the same connection, never lost');
-    } finally {
-      await proxy.close();
-    }
-  });
+    }));
 
-  test('a stall past the silence limit counts as a lost connection, which is opened again', async () => {
-    const target = new URL(POSTGRES_TEST_URL);
-    const proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5432) });
-    const viaProxy = new URL(POSTGRES_TEST_URL);
-    viaProxy.host = proxy.address;
-    try {
+  test('a stall past the silence limit counts as a lost connection, which is opened again', () =>
+    throughProxy(async (proxy, viaProxy) => {
       // The silence limit is three bounds, at least 3 s.
-      const signal = await open(shared, 1000, viaProxy.toString());
+      const signal = await open(shared, 1000, viaProxy);
       await proxy.pause('stall');
       await eventually(() => !signal.listening, 'a connection silent for the limit is given up', 8000);
       await proxy.resume();
@@ -155,18 +158,11 @@ describe('PostgreSQL LISTEN/NOTIFY invalidation signal', { skip }, () => {
       const back = await signal.current();
       await sleep(300);
       assert.equal(await signal.current(), back, 'and it caches again');
-    } finally {
-      await proxy.close();
-    }
-  });
+    }));
 
-  test('while the listening connection is away nothing can be cached; after it returns, caching resumes and its return is a change', async () => {
-    const target = new URL(POSTGRES_TEST_URL);
-    const proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5432) });
-    const viaProxy = new URL(POSTGRES_TEST_URL);
-    viaProxy.host = proxy.address;
-    try {
-      const signal = await open(shared, 60_000, viaProxy.toString());
+  test('while the listening connection is away nothing can be cached; after it returns, caching resumes and its return is a change', () =>
+    throughProxy(async (proxy, viaProxy) => {
+      const signal = await open(shared, 60_000, viaProxy);
       const before = await signal.current();
       assert.equal(signal.listening, true);
       await proxy.pause('reset');
@@ -180,10 +176,7 @@ describe('PostgreSQL LISTEN/NOTIFY invalidation signal', { skip }, () => {
       const back = await signal.current();
       assert.notEqual(back, before, 'whatever happened while away counts as a change');
       assert.equal(await signal.current(), back, 'and it caches again');
-    } finally {
-      await proxy.close();
-    }
-  });
+    }));
 });
 
 describe('PostgreSQL storage with caches (two storages on one schema, as two processes)', { skip }, () => {

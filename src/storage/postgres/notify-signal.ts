@@ -31,8 +31,6 @@ import pg from 'pg';
 import type { InvalidationSignal } from '../invalidation-signal.js';
 import { ANNOUNCING_TRIGGERS, channelFor, enabledTriggersSql } from './change-channel.js';
 
-export { channelFor } from './change-channel.js';
-
 export interface NotifySignalOptions {
   connectionString: string;
   /**
