@@ -218,8 +218,28 @@ async function main() {
     }
     /** Latch on PostgreSQL's target for a scenario, or a skipped one saying why. */
     const postgresTarget = (make) => (postgresDatabase.skip ? { server: latchPg, skip: postgresDatabase.skip } : make());
-    const peer = { name: 'node-oidc-provider', kind: 'peer', ...(await startListeningScript(join(BENCH_DIR, 'servers', 'peer.mjs'), { cwd: BENCH_DIR, env: { ...env, PORT: '0' }, ipc: true })) };
+    const startPeer = (port) => startListeningScript(join(BENCH_DIR, 'servers', 'peer.mjs'), { cwd: BENCH_DIR, env: { ...env, PORT: String(port) }, ipc: true });
+    const peer = { name: 'node-oidc-provider', kind: 'peer', ...(await startPeer(0)) };
     servers.push(peer);
+    /**
+     * A new peer process on the same port, before each scenario it runs in and before its fixed-load runs: its
+     * adapter never evicts, so a peer kept for the whole run holds every code and token of the scenarios before
+     * (2.4 GB of RSS by (g) in the run of 2026-11-28 11:42) and slows down, which flattered the ratios of the
+     * scenarios that come late (BENCHMARKS.md, "The refresh's 3.88× is the peer slowing down"). Latch keeps its
+     * process: its database is on disk and its caches are bounded.
+     */
+    const freshPeer = async () => {
+      await stopProcess(peer.child);
+      Object.assign(peer, await startPeer(peer.port));
+    };
+    /** Values minted on the peer for one of its processes: minted again once a fresh process has replaced it. */
+    const perPeerProcess = (mint) => {
+      let minted = null;
+      return async () => {
+        if (minted?.pid !== peer.pid) minted = { pid: peer.pid, values: await mint() };
+        return minted.values;
+      };
+    };
     const { PEER_CLIENT, PEER_CLIENT_ES256 } = await import('./servers/peer-clients.mjs');
     const credentials = {
       latch: basicAuthorization(latchSetup.clientId, latchSetup.clientSecret),
@@ -267,6 +287,7 @@ async function main() {
         entry.notes.push(`${skipped.server.name}: ${skipped.skip}`);
         entry.runs[skipped.server.kind] = { skipped: skipped.skip };
       }
+      if (targets.some((t) => t.server === peer)) await freshPeer();
       const rateEstimate = new Map();
       const runOnce = async (target, durationMs, ratePerSecond, { warmUp = false } = {}) => {
         // The warm-up runs before the JIT has settled, so its rate can be well below a measured run's: the pool
@@ -350,11 +371,11 @@ async function main() {
 
     // (c) userinfo with a valid token (a pool of 1000 tokens, round robin)
     const latchTokens = wanted('c') ? mintLatch(latch, latchSetup, { kind: 'token', count: 1000, scope: ['openid', 'profile'] }) : [];
-    const peerTokens = wanted('c') ? await mintPeer(peer, { kind: 'token', count: 1000, scope: 'openid profile', clientId: PEER_CLIENT.client_id }) : [];
+    const peerTokens = perPeerProcess(() => mintPeer(peer, { kind: 'token', count: 1000, scope: 'openid profile', clientId: PEER_CLIENT.client_id }));
     const userinfoTarget = (server, tokens) => ({
       server,
       prepare: async () => {
-        const requests = tokens.map((token) => getRequest(server, '/oauth2/userinfo', { Authorization: `Bearer ${token}` }));
+        const requests = (typeof tokens === 'function' ? await tokens() : tokens).map((token) => getRequest(server, '/oauth2/userinfo', { Authorization: `Bearer ${token}` }));
         return { next: (i) => requests[i % requests.length], isOk: okJson };
       },
     });
@@ -553,7 +574,7 @@ async function main() {
     const introspectionTarget = (server, authorization, tokens) => ({
       server,
       prepare: async () => {
-        const requests = tokens.map((token) => formPost(server, '/oauth2/introspect', authorization, `token=${encodeURIComponent(token)}&token_type_hint=access_token`));
+        const requests = (typeof tokens === 'function' ? await tokens() : tokens).map((token) => formPost(server, '/oauth2/introspect', authorization, `token=${encodeURIComponent(token)}&token_type_hint=access_token`));
         return { next: (i) => requests[i % requests.length], isOk: introspectionOk };
       },
     });
@@ -564,7 +585,7 @@ async function main() {
       targets: [
         introspectionTarget(latch, credentials.latch, wanted('h') ? mintLatch(latch, latchSetup, { kind: 'token', count: 1000, scope: ['openid', 'profile'] }) : []),
         postgresTarget(() => introspectionTarget(latchPg, credentials.latchPg, wanted('h') ? mintLatch(latchPg, latchPgSetup, { kind: 'token', count: 1000, scope: ['openid', 'profile'] }) : [])),
-        introspectionTarget(peer, credentials.peer, wanted('h') ? await mintPeer(peer, { kind: 'token', count: 1000, scope: 'openid profile', clientId: PEER_CLIENT.client_id }) : []),
+        introspectionTarget(peer, credentials.peer, perPeerProcess(() => mintPeer(peer, { kind: 'token', count: 1000, scope: 'openid profile', clientId: PEER_CLIENT.client_id }))),
       ],
     });
 
@@ -581,6 +602,12 @@ async function main() {
         log(`  ${entry.id} at ${rate}/s bare: warm-up`);
         await entry.runOnce(bareTarget, WARMUP_MS, rate, { warmUp: true });
         bareWarm = true;
+      }
+      const peerTarget = entry.targets.find((t) => t.server === peer);
+      if (peerTarget) {
+        await freshPeer();
+        log(`  ${entry.id} at ${rate}/s ${peer.name}: warm-up`);
+        await entry.runOnce(peerTarget, WARMUP_MS, rate, { warmUp: true });
       }
       for (let repeat = 0; repeat < REPEATS; repeat++) {
         const order = repeat % 2 === 0 ? targets : [...targets].reverse();

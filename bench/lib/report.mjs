@@ -291,7 +291,7 @@ export function renderMarkdown(report) {
     `- Machine: ${m.cpus} cores (${m.cpuModel}), ${(m.memoryBytes / 2 ** 30).toFixed(1)} GiB memory; load average at the end ${m.loadAverageAtEnd.map((l) => l.toFixed(2)).join(' ')}`,
     `- Load: ${m.connections} keep-alive connections, ${m.durationSeconds} s per run, ${m.repeats} runs per server alternating Latch and the peer, after a warm-up of ${m.warmupSeconds ?? "a few"} s per server and scenario`,
     '- Latch: `latch serve` on a fresh SQLite file with the shipped settings (WAL, synchronous=NORMAL, log level info; its log goes to /dev/null)',
-    '- Peer: one confidential client (client_secret_basic), routes at /oauth2/*, in-memory adapter whose store never evicts during the run',
+    '- Peer: one confidential client (client_secret_basic), routes at /oauth2/*, in-memory adapter whose store never evicts; a fresh peer process for each scenario and before each fixed-load scenario (warmed up at its rate), so that no scenario meets a peer slowed by what the ones before gave it',
     '- Latency: p50 and p99 from every response (not a histogram); CPU per request from /proc/<pid>/stat (user + system)',
     '',
     '## Throughput and latency at saturation',

@@ -3,7 +3,8 @@
  * with what Latch offers: one confidential client (client_secret_basic; a second registration of the same
  * client differs only in its id_token algorithm, for scenario d3), routes at /oauth2/*, discovery at
  * /.well-known/openid-configuration, RS256 and ES256 signing keys, and an in-memory adapter (its own
- * MemoryAdapter) whose store never evicts during a run.
+ * MemoryAdapter) whose store never evicts; run.mjs starts a fresh process of it for each scenario, so that a
+ * store grown by the scenarios before does not slow it down.
  *
  * Refresh tokens (scenario g) as Latch issues them: the client may use the refresh_token grant, a grant with
  * offline_access gets one (the provider's default issueRefreshToken), and every refresh rotates
