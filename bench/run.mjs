@@ -240,6 +240,8 @@ async function main() {
         return minted.values;
       };
     };
+    /** A target's values: a list, or a function that mints them (perPeerProcess). */
+    const valuesOf = async (values) => (typeof values === 'function' ? values() : values);
     const { PEER_CLIENT, PEER_CLIENT_ES256 } = await import('./servers/peer-clients.mjs');
     const credentials = {
       latch: basicAuthorization(latchSetup.clientId, latchSetup.clientSecret),
@@ -375,7 +377,7 @@ async function main() {
     const userinfoTarget = (server, tokens) => ({
       server,
       prepare: async () => {
-        const requests = (typeof tokens === 'function' ? await tokens() : tokens).map((token) => getRequest(server, '/oauth2/userinfo', { Authorization: `Bearer ${token}` }));
+        const requests = (await valuesOf(tokens)).map((token) => getRequest(server, '/oauth2/userinfo', { Authorization: `Bearer ${token}` }));
         return { next: (i) => requests[i % requests.length], isOk: okJson };
       },
     });
@@ -574,7 +576,7 @@ async function main() {
     const introspectionTarget = (server, authorization, tokens) => ({
       server,
       prepare: async () => {
-        const requests = (typeof tokens === 'function' ? await tokens() : tokens).map((token) => formPost(server, '/oauth2/introspect', authorization, `token=${encodeURIComponent(token)}&token_type_hint=access_token`));
+        const requests = (await valuesOf(tokens)).map((token) => formPost(server, '/oauth2/introspect', authorization, `token=${encodeURIComponent(token)}&token_type_hint=access_token`));
         return { next: (i) => requests[i % requests.length], isOk: introspectionOk };
       },
     });

@@ -28,6 +28,8 @@ async function eventually(check: () => boolean | Promise<boolean>, what: string,
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /** Trusted: the same generation twice in a row (an untrusted signal answers a new value at every call). */
 const trusted = async (signal: InvalidationSignal) => (await signal.current()) === (await signal.current());
+/** Until a listener trusts its caches: from its LISTEN on, or from its first heartbeat when connecting took longer than the bound (a busy machine). */
+const untilTrusted = (signal: InvalidationSignal, what = 'trusted once listening') => eventually(() => trusted(signal), what, 3000);
 
 /** A test on a TCP proxy of its own in front of PostgreSQL: `viaProxy` is the URL through it. */
 async function throughProxy(run: (proxy: TcpProxy, viaProxy: string) => Promise<void>): Promise<void> {
@@ -107,7 +109,7 @@ describe('PostgreSQL LISTEN/NOTIFY invalidation signal', { skip }, () => {
   test('heartbeats keep a quiet channel trusted: five bounds with no change, and the generation is the same', async () => {
     const bound = 600;
     const signal = await open(shared, bound);
-    await eventually(() => trusted(signal), 'trusted once listening', 3000);
+    await untilTrusted(signal, 'trusted once listening');
     const first = await signal.current();
     for (let i = 0; i < 10; i++) {
       await sleep(bound / 2);
@@ -123,15 +125,14 @@ describe('PostgreSQL LISTEN/NOTIFY invalidation signal', { skip }, () => {
     assert.equal(await trusted(unmigrated), false, 'a schema not migrated yet has no triggers: nothing may be cached');
     const name = another;
     const signal = await open(name, 300);
-    // Trusted from its LISTEN on, or from its first heartbeat when connecting took longer than the bound (a busy machine).
-    await eventually(() => trusted(signal), 'trusted once listening on a migrated schema', 3000);
+    await untilTrusted(signal, 'trusted once listening on a migrated schema');
     try {
       await runAdminSql(`alter table "${name}".access_tokens disable trigger access_tokens_announce_update`);
       await eventually(async () => !(await trusted(signal)), 'a disabled trigger is noticed by the next heartbeats', 3000);
     } finally {
       await runAdminSql(`alter table "${name}".access_tokens enable trigger access_tokens_announce_update`);
     }
-    await eventually(() => trusted(signal), 'trusted again once it is enabled', 3000);
+    await untilTrusted(signal, 'trusted again once it is enabled');
   });
 
   test('a channel that stops answering is distrusted within the bound, long before the connection is given up; a change made meanwhile is heard when it flows again', () =>
@@ -139,7 +140,7 @@ describe('PostgreSQL LISTEN/NOTIFY invalidation signal', { skip }, () => {
       const name = shared;
       const bound = 300;
       const signal = await open(name, bound, viaProxy);
-      await eventually(() => trusted(signal), 'trusted once listening', 3000);
+      await untilTrusted(signal, 'trusted once listening');
       const before = await signal.current();
       await proxy.pause('stall');
       await eventually(async () => !(await trusted(signal)), 'nothing is trusted once no heartbeat has come back for the bound', 2000);
@@ -160,7 +161,7 @@ describe('PostgreSQL LISTEN/NOTIFY invalidation signal', { skip }, () => {
       await eventually(() => !signal.listening, 'a connection silent for the limit is given up', 8000);
       await proxy.resume();
       await eventually(() => signal.listening, 'it listens again by itself', 10_000);
-      await eventually(() => trusted(signal), 'trusted again once listening', 3000);
+      await untilTrusted(signal, 'trusted again once listening');
       const back = await signal.current();
       await sleep(300);
       assert.equal(await signal.current(), back, 'and it caches again');
@@ -195,8 +196,7 @@ describe('PostgreSQL storage with caches (two storages on one schema, as two pro
     try {
       const signal = reader.signal;
       assert.ok(signal, 'PostgreSQL storage has an invalidation signal when caches are on');
-      // Its listener may have taken longer than the bound to connect (a busy machine): cached from its first heartbeat.
-      await eventually(() => trusted(signal), 'the reader trusts its caches', 3000);
+      await untilTrusted(signal, 'the reader trusts its caches');
       const now = new Date();
       const client = await writer.clients.insert(
         { clientId: 'cached-client', name: 'Before', secretHash: 'h', previousSecretHash: null, previousSecretExpiresAt: null, redirectUris: ['https://app.example.com/cb'], ownerUserId: null, homepageUrl: null, logoUrl: null },
@@ -233,7 +233,7 @@ describe('PostgreSQL storage with caches (two storages on one schema, as two pro
       assert.equal(rows[0].n, 1, 'the tables went where the search_path put them');
       const signal = reader.signal;
       assert.ok(signal);
-      await eventually(() => trusted(signal), 'the reader trusts its caches', 3000);
+      await untilTrusted(signal, 'the reader trusts its caches');
       await writer.clients.insert(
         { clientId: 'elsewhere', name: 'Before', secretHash: 'h', previousSecretHash: null, previousSecretExpiresAt: null, redirectUris: ['https://app.example.com/cb'], ownerUserId: null, homepageUrl: null, logoUrl: null },
         new Date(),
