@@ -86,20 +86,31 @@ export async function generateSigningKey(alg: SigningAlgorithm, encryption: KeyE
   return sealSigningKey(await generateSigningKeyMaterial(alg), encryption, now, activatesAt);
 }
 
+/** True when `keys` hold one of `alg` that can still sign (no end of signing set yet). */
+function canSign(keys: readonly SigningKeyRecord[], alg: SigningAlgorithm): boolean {
+  return keys.some((key) => key.alg === alg && key.deactivatesAt === null);
+}
+
 /**
  * First start: a key for every algorithm that has none able to sign, active at once (nothing was signed or
- * published before, so there is nothing to lead). Two processes starting together may both add one; both
- * are published and `pickSigningKey` chooses the same one everywhere.
+ * published before, so there is nothing to lead). Processes starting together create one key per algorithm
+ * between them: each checks again and inserts under SigningKeyRepository.lockForCreation, so a key another
+ * process inserted meanwhile wins and this one is dropped. Returns the keys this call inserted.
  */
 export async function ensureSigningKeys(storage: Storage, encryption: KeyEncryption, now = new Date()): Promise<SigningKeyRecord[]> {
   const existing = await storage.signingKeys.listPublished(now);
   const created: SigningKeyRecord[] = [];
   for (const alg of SIGNING_ALGORITHMS) {
-    const canSign = existing.some((key) => key.alg === alg && key.deactivatesAt === null);
-    if (canSign) continue;
+    if (canSign(existing, alg)) continue;
+    // Key generation (slow for RSA) stays outside the transaction: SQLite has one writer.
     const key = await generateSigningKey(alg, encryption, now, now);
-    await storage.signingKeys.insert(key);
-    created.push(key);
+    const inserted = await storage.transaction(async (trx) => {
+      await trx.signingKeys.lockForCreation();
+      if (canSign(await trx.signingKeys.listPublished(now), alg)) return false;
+      await trx.signingKeys.insert(key);
+      return true;
+    });
+    if (inserted) created.push(key);
   }
   return created;
 }

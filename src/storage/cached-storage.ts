@@ -105,6 +105,8 @@ export const METHOD_EFFECTS: MethodEffects = {
     listPublished: 'read',
     listAll: 'read',
     insert: 'keeps cached reads',
+    // A lock (on SQLite a write that matches no row): changes nothing.
+    lockForCreation: 'keeps cached reads',
     endOpenKeys: 'keeps cached reads',
     retireNow: 'keeps cached reads',
     deleteRetired: 'keeps cached reads',

@@ -589,6 +589,12 @@ export interface SigningKeyRepository {
   listAll(): Promise<SigningKeyRecord[]>;
   insert(key: SigningKeyRecord): Promise<void>;
   /**
+   * Serializes the creation of first keys across processes (keys/signing-keys.ts ensureSigningKeys): the first
+   * statement of a storage.transaction, held until it ends, so that its check for a key and its insert cannot
+   * interleave with another process's.
+   */
+  lockForCreation(): Promise<void>;
+  /**
    * Ends every key of `alg` that has no end yet (rotation, run in one transaction with the successor's insert):
    * it stops signing at `deactivatesAt` and leaves the JWKS at `retiresAt`. Returns the kids it ended.
    */

@@ -1,8 +1,15 @@
-import type { Kysely } from 'kysely';
+import { PostgresAdapter, sql, type Kysely } from 'kysely';
 import { DEFAULT_SIGNING_ALGORITHM, isSigningAlgorithm } from '../../crypto/signing-algorithms.js';
 import type { Database, SigningKeyRow } from '../database.js';
 import type { SigningKeyRecord, SigningKeyRepository } from '../storage.js';
 import { fromEpochSeconds, fromNullableEpochSeconds, toEpochSeconds, toNullableEpochSeconds } from './columns.js';
+
+/**
+ * The PostgreSQL advisory lock that serializes the creation of first keys (lockForCreation): the ASCII bytes of
+ * "latchkey" as a bigint. Advisory lock keys are shared by the whole database, so it must differ from every other
+ * lock taken there (Kysely's migration lock is 3853314791062309107).
+ */
+export const SIGNING_KEY_CREATION_LOCK_ID = 7809651199139603833n;
 
 function toSigningKey(row: SigningKeyRow): SigningKeyRecord {
   return {
@@ -50,6 +57,20 @@ export function createSigningKeyRepository(db: Kysely<Database>): SigningKeyRepo
 
     async insert(key) {
       await db.insertInto('signing_keys').values(toRow(key)).execute();
+    },
+
+    async lockForCreation() {
+      if (db.getExecutor().adapter instanceof PostgresAdapter) {
+        // Released at commit or rollback. A plain read would not do: under READ COMMITTED two transactions can both
+        // find no key and both insert.
+        await sql`select pg_advisory_xact_lock(${sql.lit(SIGNING_KEY_CREATION_LOCK_ID)})`.execute(db);
+        return;
+      }
+      // SQLite: Storage.transaction begins deferred (Kysely's `begin`), and a transaction that has read cannot write
+      // once another connection has committed (SQLITE_BUSY_SNAPSHOT). A write that matches no row takes the write
+      // lock now, waiting for it as BEGIN IMMEDIATE would, and holds it until the transaction ends: no other
+      // connection can write between this transaction's check and its insert.
+      await sql`update signing_keys set kid = kid where 0`.execute(db);
     },
 
     async endOpenKeys(alg, deactivatesAt, retiresAt) {
