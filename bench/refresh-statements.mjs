@@ -10,7 +10,7 @@
  * tokens are minted ahead (PREFILL, time-ordered keys as Latch's) and presented in order, each once.
  *
  * Variants, each a fresh copy of one migrated database, alternating over the rounds, CPU per refresh (user +
- * system, this process):
+ * system, this process), and the WAL frames (4 KiB pages) a refresh writes:
  *   shipped           as Latch runs it
  *   no-foreign-keys   `foreign_keys = OFF`: what the parent-row checks cost
  *   no-expiry-indexes without the expires_at indexes of refresh_tokens and access_tokens (cleanup's)
@@ -104,24 +104,33 @@ function measure(variant) {
   const first = next;
   const start = process.cpuUsage();
   let batches = 0;
+  // WAL frames written (a page each, two pwrites each): what a passive checkpoint reports as the log's length,
+  // counted from the restart of the WAL the previous checkpoint allowed (nothing else reads or writes here).
+  let frames = 0;
+  const checkpoint = () => (frames += db.pragma('wal_checkpoint(PASSIVE)')[0].log);
+  checkpoint();
+  frames = 0;
   while (next + BATCH <= PREFILL) {
     batch();
-    if (++batches % 10 === 0) db.pragma('wal_checkpoint(PASSIVE)');
+    if (++batches % 10 === 0) checkpoint();
   }
   const used = process.cpuUsage(start);
+  checkpoint();
   db.close();
   for (const suffix of ['', '-wal', '-shm']) rmSync(path + suffix, { force: true });
-  return (used.user + used.system) / (next - first);
+  return { micros: (used.user + used.system) / (next - first), frames: frames / (next - first) };
 }
 
 try {
   const results = Object.fromEntries(VARIANTS.map((variant) => [variant, []]));
+  const walFrames = Object.fromEntries(VARIANTS.map((variant) => [variant, []]));
   for (let round = 0; round < ROUNDS; round++) {
     const order = round % 2 === 0 ? VARIANTS : [...VARIANTS].reverse();
     for (const variant of order) {
-      const micros = measure(variant);
+      const { micros, frames } = measure(variant);
       results[variant].push(micros);
-      log(`  round ${round + 1} ${variant}: ${micros.toFixed(1)} µs`);
+      walFrames[variant].push(frames);
+      log(`  round ${round + 1} ${variant}: ${micros.toFixed(1)} µs, ${frames.toFixed(2)} WAL frames a refresh`);
     }
   }
   console.log(`\nSQLite CPU per refresh, batches of ${BATCH}, ${PREFILL} refresh tokens minted, median (min–max) over ${ROUNDS} rounds:`);
@@ -130,7 +139,7 @@ try {
     const values = results[variant];
     const m = median(values);
     const delta = variant === 'shipped' ? '' : `  (${(m - shipped).toFixed(1)} µs against shipped)`;
-    console.log(`  ${variant.padEnd(18)} ${m.toFixed(1)} µs (${Math.min(...values).toFixed(1)}–${Math.max(...values).toFixed(1)})${delta}`);
+    console.log(`  ${variant.padEnd(18)} ${m.toFixed(1)} µs (${Math.min(...values).toFixed(1)}–${Math.max(...values).toFixed(1)})${delta}, ${median(walFrames[variant]).toFixed(2)} WAL frames a refresh`);
   }
 } finally {
   rmSync(workDir, { recursive: true, force: true });
