@@ -10,7 +10,8 @@
  * tokens are minted ahead (PREFILL, time-ordered keys as Latch's) and presented in order, each once.
  *
  * Variants, each a fresh copy of one migrated database, alternating over the rounds, CPU per refresh (user +
- * system, this process), and the WAL frames (4 KiB pages) a refresh writes:
+ * system, this process), the WAL frames (4 KiB pages) a refresh writes, and which tables and indexes the frames
+ * of one batch belong to:
  *   shipped           as Latch runs it
  *   no-foreign-keys   `foreign_keys = OFF`: what the parent-row checks cost
  *   no-expiry-indexes without the expires_at indexes of refresh_tokens and access_tokens (cleanup's)
@@ -21,7 +22,7 @@
  *   node refresh-statements.mjs     (REFRESH_ROUNDS=3 REFRESH_PREFILL=200000 REFRESH_BATCH=16)
  */
 import { createHash } from 'node:crypto';
-import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -101,6 +102,7 @@ function measure(variant) {
   };
   // Warm-up: a tenth of the tokens.
   while (next < PREFILL / 10) batch();
+  const byBtree = framesByBtree(db, path, batch);
   const first = next;
   const start = process.cpuUsage();
   let batches = 0;
@@ -118,7 +120,29 @@ function measure(variant) {
   checkpoint();
   db.close();
   for (const suffix of ['', '-wal', '-shm']) rmSync(path + suffix, { force: true });
-  return { micros: (used.user + used.system) / (next - first), frames: frames / (next - first) };
+  return { micros: (used.user + used.system) / (next - first), frames: frames / (next - first), byBtree };
+}
+
+/**
+ * Which tables and indexes the pages of one batch belong to: the WAL emptied, one batch run, the page number of each
+ * frame read from its header (the WAL's format: sqlite.org/fileformat.html, "WAL File Format") and named through
+ * the dbstat table. Run after the warm-up, outside the measured time.
+ */
+function framesByBtree(db, path, batch) {
+  db.pragma('wal_checkpoint(TRUNCATE)');
+  batch();
+  const wal = readFileSync(`${path}-wal`);
+  const pageSize = wal.readUInt32BE(8);
+  const owner = new Map(db.prepare('select pageno, name from dbstat').all().map(({ pageno, name }) => [pageno, name]));
+  const counts = {};
+  for (let offset = 32; offset + 24 + pageSize <= wal.length; offset += 24 + pageSize) {
+    const name = owner.get(wal.readUInt32BE(offset)) ?? '(free list)';
+    counts[name] = (counts[name] ?? 0) + 1;
+  }
+  return Object.entries(counts)
+    .sort((a, b) => b[1] - a[1])
+    .map(([name, count]) => `${name} ${count}`)
+    .join(', ');
 }
 
 try {
@@ -127,10 +151,10 @@ try {
   for (let round = 0; round < ROUNDS; round++) {
     const order = round % 2 === 0 ? VARIANTS : [...VARIANTS].reverse();
     for (const variant of order) {
-      const { micros, frames } = measure(variant);
+      const { micros, frames, byBtree } = measure(variant);
       results[variant].push(micros);
       walFrames[variant].push(frames);
-      log(`  round ${round + 1} ${variant}: ${micros.toFixed(1)} µs, ${frames.toFixed(2)} WAL frames a refresh`);
+      log(`  round ${round + 1} ${variant}: ${micros.toFixed(1)} µs, ${frames.toFixed(2)} WAL frames a refresh; one batch's frames: ${byBtree}`);
     }
   }
   console.log(`\nSQLite CPU per refresh, batches of ${BATCH}, ${PREFILL} refresh tokens minted, median (min–max) over ${ROUNDS} rounds:`);
