@@ -17,9 +17,11 @@
  *   no-expiry-indexes without the expires_at indexes of refresh_tokens and access_tokens (cleanup's)
  *   no-audit-indexes  the audit row without its three indexes
  *   no-audit          no audit row at all
+ *   rotation-in-place rows stored with placeholders as large as what rotation writes, so that a rotation does
+ *                     not grow its row (a schema Latch does not have: what it would save)
  * The variants only measure: Latch ships every one of these parts.
  *
- *   node refresh-statements.mjs     (REFRESH_ROUNDS=3 REFRESH_PREFILL=200000 REFRESH_BATCH=16)
+ *   node refresh-statements.mjs     (REFRESH_ROUNDS=3 REFRESH_PREFILL=200000 REFRESH_BATCH=16, REFRESH_VARIANTS=all of them)
  */
 import { createHash } from 'node:crypto';
 import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -32,7 +34,7 @@ import { median } from './lib/stats.mjs';
 const ROUNDS = Number(process.env.REFRESH_ROUNDS ?? 3);
 const PREFILL = Number(process.env.REFRESH_PREFILL ?? 200_000);
 const BATCH = Number(process.env.REFRESH_BATCH ?? 16);
-const VARIANTS = ['shipped', 'no-foreign-keys', 'no-expiry-indexes', 'no-audit-indexes', 'no-audit'];
+const VARIANTS = (process.env.REFRESH_VARIANTS ?? 'shipped,no-foreign-keys,no-expiry-indexes,no-audit-indexes,no-audit,rotation-in-place').split(',');
 const log = (message) => process.stderr.write(`${message}\n`);
 
 ensureLatchBuilt(log);
@@ -63,12 +65,17 @@ function measure(variant) {
     sequence += 1;
     return `${Date.now().toString(36).padStart(10, '0')}${createHash('sha256').update(String(sequence)).digest('base64url')}`;
   };
+  // rotation-in-place: a row is stored with placeholders of the size rotation writes (a 4-byte time, the
+  // successor's text), so that rotating it does not grow it; "not rotated" is the placeholder time.
+  const inPlace = variant === 'rotation-in-place';
+  const NOT_ROTATED = 2 ** 31 - 1;
+  const SUCCESSOR = 'successor-recovery-'.padEnd(60, 'x');
   const insertRefresh = db.prepare(
-    'insert into refresh_tokens (token_hash, grant_id, client_id, user_id, scope, auth_time, sid, amr, acr, created_at, expires_at, grant_expires_at, rotated_at, successor_encrypted, revoked_at) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, null, null, null)',
+    `insert into refresh_tokens (token_hash, grant_id, client_id, user_id, scope, auth_time, sid, amr, acr, created_at, expires_at, grant_expires_at, rotated_at, successor_encrypted, revoked_at) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ${inPlace ? `${NOT_ROTATED}, '${'-'.repeat(SUCCESSOR.length)}'` : 'null, null'}, null)`,
   );
   const insertAccess = db.prepare('insert into access_tokens (token_hash, client_id, user_id, scope, grant_id, created_at, expires_at) values (?, ?, ?, ?, ?, ?, ?)');
   const rotate = db.prepare(
-    'update refresh_tokens set rotated_at = ?, successor_encrypted = ? where token_hash = ? and client_id = ? and rotated_at is null and revoked_at is null and expires_at > ? and grant_expires_at > ? returning *',
+    `update refresh_tokens set rotated_at = ?, successor_encrypted = ? where token_hash = ? and client_id = ? and rotated_at ${inPlace ? `= ${NOT_ROTATED}` : 'is null'} and revoked_at is null and expires_at > ? and grant_expires_at > ? returning *`,
   );
   const audit = db.prepare('insert into audit_events (created_at, type, user_id, actor_user_id, client_id, ip_address, user_agent, request_id, details) values (?, ?, ?, ?, ?, ?, ?, ?, ?)');
   const scope = 'offline_access profile';
@@ -89,7 +96,7 @@ function measure(variant) {
     db.exec('begin');
     db.exec('savepoint batch');
     for (let i = 0; i < BATCH; i++) {
-      const row = rotate.get(now, 'successor-recovery-'.padEnd(60, 'x'), tokens[next++], 'bench', now, now);
+      const row = rotate.get(now, SUCCESSOR, tokens[next++], 'bench', now, now);
       if (!row) throw new Error('a minted refresh token did not rotate');
       insertRefresh.run(key(), row.grant_id, 'bench', 1, row.scope, row.auth_time, row.sid, row.amr, row.acr, now, now + 86_400, row.grant_expires_at);
       insertAccess.run(key(), 'bench', 1, row.scope, row.grant_id, now, now + 3600);
