@@ -19,6 +19,8 @@
  *   no-audit          no audit row at all
  *   rotation-in-place rows stored with placeholders as large as what rotation writes, so that a rotation does
  *                     not grow its row (a schema Latch does not have: what it would save)
+ *   without-rowid     refresh_tokens and access_tokens as WITHOUT ROWID tables keyed by token_hash, so that the
+ *                     key index is the table (also a schema Latch does not have)
  * The variants only measure: Latch ships every one of these parts.
  *
  *   node refresh-statements.mjs     (REFRESH_ROUNDS=3 REFRESH_PREFILL=200000 REFRESH_BATCH=16, REFRESH_VARIANTS=all of them)
@@ -34,7 +36,7 @@ import { median } from './lib/stats.mjs';
 const ROUNDS = Number(process.env.REFRESH_ROUNDS ?? 3);
 const PREFILL = Number(process.env.REFRESH_PREFILL ?? 200_000);
 const BATCH = Number(process.env.REFRESH_BATCH ?? 16);
-const VARIANTS = (process.env.REFRESH_VARIANTS ?? 'shipped,no-foreign-keys,no-expiry-indexes,no-audit-indexes,no-audit,rotation-in-place').split(',');
+const VARIANTS = (process.env.REFRESH_VARIANTS ?? 'shipped,no-foreign-keys,no-expiry-indexes,no-audit-indexes,no-audit,rotation-in-place,without-rowid').split(',');
 const log = (message) => process.stderr.write(`${message}\n`);
 
 ensureLatchBuilt(log);
@@ -55,6 +57,7 @@ function measure(variant) {
   for (const pragma of ['journal_mode = WAL', 'synchronous = NORMAL', 'temp_store = MEMORY']) db.pragma(pragma);
   db.pragma(`foreign_keys = ${variant === 'no-foreign-keys' ? 'OFF' : 'ON'}`);
   if (variant === 'no-expiry-indexes') db.exec('drop index refresh_tokens_expires_at; drop index access_tokens_expires_at');
+  if (variant === 'without-rowid') for (const table of ['refresh_tokens', 'access_tokens']) rebuildWithoutRowid(db, table);
   if (variant === 'no-audit-indexes') db.exec('drop index audit_events_created_at; drop index audit_events_user_id_created_at; drop index audit_events_client_id_created_at');
   const now = Math.floor(Date.now() / 1000);
   db.prepare("insert into users (email, email_normalized, name, password_hash, created_at, updated_at) values ('a@example.com', 'a@example.com', 'A', 'x', ?, ?)").run(now, now);
@@ -128,6 +131,15 @@ function measure(variant) {
   db.close();
   for (const suffix of ['', '-wal', '-shm']) rmSync(path + suffix, { force: true });
   return { micros: (used.user + used.system) / (next - first), frames: frames / (next - first), byBtree };
+}
+
+/** The (empty) table again as a WITHOUT ROWID table keyed by its primary key, with its indexes: one B-tree fewer. */
+function rebuildWithoutRowid(db, table) {
+  const { sql: create } = db.prepare("select sql from sqlite_master where type = 'table' and name = ?").get(table);
+  const indexes = db.prepare("select sql from sqlite_master where type = 'index' and tbl_name = ? and sql is not null").all(table);
+  db.exec(`drop table ${table}`);
+  db.exec(`${create} without rowid`);
+  for (const { sql } of indexes) db.exec(sql);
 }
 
 /**
