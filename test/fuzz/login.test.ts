@@ -88,7 +88,7 @@ describe('fuzzing /login', () => {
 
   test('a successful sign-in with any return_to sends the browser only to a path on Latch', async () => {
     await checkProperty(
-      fc.asyncProperty(fc.oneof(anyText, fc.constantFrom('//evil.example', '/\\evil.example', '/%2F%2Fevil', 'https://evil.example', '/ok\r\nLocation: https://evil', '\t/x', '/./..//evil')), async (returnTo) => {
+      fc.asyncProperty(fc.oneof(anyText, fc.constantFrom('//evil.example', '/\\evil.example', '/%2F%2Fevil', 'https://evil.example', '/ok\r\nLocation: https://evil', '\t/x', '/./..//evil', '/日本', '/é x', '/\ud800#"+/=%/')), async (returnTo) => {
         const body = encodePairs([['_csrf', csrf], ['email', user.email], ['password', user.password], ['return_to', returnTo]]);
         const response = await sendRaw(server.baseUrl, { method: 'POST', path: '/login', headers: [['cookie', cookie], ['content-type', 'application/x-www-form-urlencoded']], body });
         const context = `return_to ${JSON.stringify(returnTo.slice(0, 200))}`;

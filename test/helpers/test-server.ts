@@ -127,6 +127,9 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'latch-test-'));
   const database = await databaseEnv(options, dataDir);
   const captured: string[] = [];
+  // The count is per process, and a test process runs many files (scripts/run-tests.mjs): what this server's stop
+  // checks is the double sends since it started, so that one bug fails its own file, not every file after it.
+  const doubleSendsBefore = countDoubleSends();
   const fresh = options.dataDir === undefined && options.postgresSchema === undefined && (options.migrate ?? true) && options.database !== 'postgres-unreachable';
   if (fresh && (options.signingKeys ?? 'reused') === 'reused') {
     // The port is not known yet; nothing storage needs depends on it.
@@ -189,7 +192,8 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     async stop(stopOptions = {}) {
       await server.close();
       // A route that sent a response without returning the reply (http/batched-writes.ts) fails its test file.
-      if (countDoubleSends() > 0) throw new Error(`${countDoubleSends()} response(s) were sent twice: an async handler sent without returning reply`);
+      const doubleSends = countDoubleSends() - doubleSendsBefore;
+      if (doubleSends > 0) throw new Error(`${doubleSends} response(s) were sent twice: an async handler sent without returning reply`);
       if (!stopOptions.keepData) {
         rmSync(dataDir, { recursive: true, force: true });
         await database.dropSchema?.();
