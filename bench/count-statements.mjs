@@ -1,6 +1,6 @@
 /**
  * Statements per request on PostgreSQL (issue 15): Latch on a fresh database with `log_statement = all` set
- * on it, 20 sequential userinfo calls, code exchanges and refreshes, each section's statements counted from
+ * on it, 20 sequential userinfo calls, code exchanges, refreshes and full flows, each section's statements counted from
  * the server's log (COUNT_LOG, default the Debian path; the log must be readable and name the database, as
  * the default log_line_prefix does).
  *
@@ -11,6 +11,8 @@ import { tmpdir } from 'node:os';
 import { createBenchDatabase } from './lib/postgres.mjs';
 import { setUpLatchData, startLatch, mintLatch, basicAuthorization, REDIRECT_URI, ROOT } from './lib/latch.mjs';
 import { stopProcess } from './lib/processes.mjs';
+import { Connection, headerValues, buildRequest } from './lib/http-load.mjs';
+import { authorizePath, fullFlow, pkcePair, walkToRedirectUri } from './lib/flows.mjs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 const pg = createRequire(join(ROOT, 'package.json'))('pg');
@@ -48,6 +50,23 @@ const post = (body) => fetch(`${base}/oauth2/token`, { method: 'POST', headers: 
 await section('userinfo (c)', (i) => fetch(`${base}/oauth2/userinfo`, { headers: { authorization: `Bearer ${tokens[i]}` } }).then((r) => r.text()));
 await section('code exchange (d1)', (i) => post(`grant_type=authorization_code&code=${codes[i]}&redirect_uri=${encodeURIComponent(REDIRECT_URI)}`));
 await section('refresh (g)', (i) => post(`grant_type=refresh_token&refresh_token=${encodeURIComponent(refresh[i])}`));
+// The full flow (e) as one virtual user of run.mjs walks it: signed in and consented before the count.
+const connection = new Connection('127.0.0.1', latch.port);
+await connection.connect();
+const agent = { cookies: new Map(), state: {} };
+agent.send = async (request) => {
+  const cookie = [...agent.cookies].map(([name, value]) => `${name}=${value}`).join('; ');
+  const response = await connection.request(buildRequest({ ...request, host: `127.0.0.1:${latch.port}`, headers: { ...request.headers, ...(cookie && { Cookie: cookie }) } }));
+  for (const setCookie of headerValues(response.headerText, 'set-cookie')) {
+    const pair = setCookie.split(';', 1)[0];
+    const eq = pair.indexOf('=');
+    agent.cookies.set(pair.slice(0, eq).trim(), pair.slice(eq + 1).trim());
+  }
+  return response;
+};
+await walkToRedirectUri(agent, authorizePath(setup.es256.clientId, pkcePair(), 'openid profile'));
+await section('full flow (e): authorize, exchange with an ES256 id_token, userinfo', () => fullFlow(agent, setup.es256, 'openid profile'));
+connection.close();
 await stopProcess(latch.child);
 await c.end();
 await db.drop();

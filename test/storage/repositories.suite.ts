@@ -870,6 +870,47 @@ export function defineRepositorySuite(label: string, open: () => Promise<SuiteDa
         ]);
       });
 
+      test('codes of one turn (one statement for all of them on PostgreSQL): each stored whole, each session’s clients recorded once, a code that cannot be stored fails alone', async () => {
+        const user = await newUser();
+        const [live, ended] = [await newSession(user.id), await newSession(user.id)];
+        await storage.transaction((tx) => tx.browserSessions.end(user.id, { sessionHash: ended.sessionHash }));
+        const [appA, appB] = [await newClient(), await newClient()];
+        const base = { userId: user.id, redirectUri: 'https://app.example.com/callback', scope: ['openid', 'profile'], authTime: EARLIER, createdAt: NOW, expiresAt: LATER };
+        const codeOf = (clientId: string, sid: string | null, extra: Partial<NewAuthorizationCode> = {}): NewAuthorizationCode => ({
+          ...base,
+          codeHash: `code-${unique()}`,
+          grantId: `grant-${unique()}`,
+          clientId,
+          nonce: null,
+          codeChallenge: null,
+          sid,
+          ...extra,
+        });
+        const codes = [
+          codeOf(appA.clientId, live.sid, { nonce: 'n-1', codeChallenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM', amr: ['pwd', 'otp'], acr: 'urn:x' }),
+          // Two codes for appA in one session, in one turn: one row for the pair.
+          codeOf(appA.clientId, live.sid),
+          codeOf(appB.clientId, live.sid),
+          // Its session has ended: the code is stored, no client recorded for that session.
+          codeOf(appB.clientId, ended.sid),
+          codeOf(appA.clientId, null),
+          // No such client (as one deleted meanwhile): only this code fails.
+          codeOf(`client-gone-${unique()}`, live.sid),
+        ];
+        const results = await Promise.allSettled(codes.map((code) => storage.authorizationCodes.insert(code)));
+        assert.deepEqual(results.map((r) => r.status), ['fulfilled', 'fulfilled', 'fulfilled', 'fulfilled', 'fulfilled', 'rejected']);
+        for (const [i, code] of codes.entries()) {
+          const stored = await storage.authorizationCodes.findByHash(code.codeHash);
+          if (i === 5) assert.equal(stored, null);
+          else assert.deepEqual(stored, { amr: [], acr: null, ...code, consumedAt: null }, `code ${i}`);
+        }
+        const sessions = await storage.transaction((tx) => tx.browserSessions.end(user.id, { sessionHash: live.sessionHash }));
+        assert.deepEqual(
+          sessions.map((s) => ({ ...s, clientIds: [...s.clientIds].sort() })),
+          [{ sid: live.sid, clientIds: [appA.clientId, appB.clientId].sort() }],
+        );
+      });
+
       test('a code issued for a session that has ended records no client for it', async () => {
         const user = await newUser();
         const session = await newSession(user.id);

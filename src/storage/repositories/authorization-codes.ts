@@ -2,7 +2,8 @@ import { sql, type CompiledQuery, type Kysely } from 'kysely';
 import type { AuthorizationCodeRow, Database } from '../database.js';
 import type { AuthorizationCode, AuthorizationCodeRepository, ConsumeConditions, NewAuthorizationCode } from '../storage.js';
 import { precompileQuery, type Parameter } from '../precompiled-query.js';
-import type { QueryExecutor, WritePlan } from '../query-executor.js';
+import { aloneInBatch, batched, type QueryExecutor, type WritePlan } from '../query-executor.js';
+import { insertCodeBatchFor } from './authorization-codes-postgres.js';
 import { fromEpochSeconds, fromNullableEpochSeconds, fromScopeText, toEpochSeconds, toExpiryEpochSeconds, toScopeText } from './columns.js';
 import { deleteRows } from './batched-delete.js';
 
@@ -166,7 +167,11 @@ export function toAuthorizationCode(row: AuthorizationCodeRow): AuthorizationCod
 export function createAuthorizationCodeRepository(db: Kysely<Database>, executor: QueryExecutor): AuthorizationCodeRepository {
   return {
     async insert(code) {
-      await executor.run(() => insertCodePlan(db, code));
+      // On PostgreSQL one statement for the codes of a turn instead of a transaction each (authorization-codes-postgres.ts).
+      await executor.run(() => insertCodePlan(db, code), {
+        autocommit: () => aloneInBatch(insertCodeBatchFor(db), code),
+        batch: batched(insertCodeBatchFor(db), code),
+      });
     },
 
     async consume(conditions, now) {
