@@ -412,6 +412,33 @@ for (const database of ['sqlite', 'postgres'] as const) {
       assert.equal((await poll(cliTool, started.device_code)).status, 200);
     });
 
+    test('RFC 8628 §5.1: codes posted straight to /device/decision are guesses too, limited as on the code page', async () => {
+      const { user, password } = await server.createUser();
+      const as = await signedInBrowser(server, user.email, password);
+      const page = await as.request(`${server.baseUrl}/device`);
+      const csrfToken = inputValue(page.body, '_csrf');
+      const decideDirectly = (userCode: string, decision: 'allow' | 'deny') =>
+        as.request(`${server.baseUrl}/device/decision`, { form: { _csrf: csrfToken, user_code: userCode, decision } });
+
+      const started = await startDevice(cliTool);
+      const wrong = started.user_code[0] === 'B' ? `C${started.user_code.slice(1)}` : `B${started.user_code.slice(1)}`;
+      for (let attempt = 1; attempt <= 10; attempt += 1) {
+        const guess = await decideDirectly(wrong, 'deny');
+        assert.equal(guess.status, 400, `attempt ${attempt}`);
+        assert.match(pageText(guess.body), /No device is waiting for this code/);
+      }
+      const limited = await decideDirectly(started.user_code, 'allow');
+      assert.equal(limited.status, 429, 'past the limit even the right code is refused at the decision');
+      assert.match(pageText(limited.body), /Too many wrong codes/);
+      assert.equal((await enterCode(as, started.user_code)).status, 429, 'and on the code page: one count for both');
+      // Nothing was decided for the device: its own person can still allow it.
+      const polled = await poll(cliTool, started.device_code);
+      assert.equal(polled.body.error, 'authorization_pending');
+      await approve(started.user_code);
+      await sleep(WAIT_MS);
+      assert.equal((await poll(cliTool, started.device_code)).status, 200);
+    });
+
     test('an app that requires a second factor: refused without one, a step-up with one, then the tokens say so', async () => {
       const bank = await registerClientOfAnyKind(
         server.storage,

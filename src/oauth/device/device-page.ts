@@ -6,8 +6,9 @@
  * - A person who is not signed in signs in first and comes back here, code kept.
  * - The consent page is always shown, even when the app was allowed before: a code typed here may have come from
  *   someone else (remote phishing, §5.4), so the person confirms the app, the scope and the code every time.
- * - Wrong codes are counted per account and per client address (§5.1: "rate-limit … user code" guesses); past the
- *   limit the page refuses every code, right or wrong, until the window ends.
+ * - Wrong codes are counted per account and per client address (§5.1: "rate-limit … user code" guesses), on the code
+ *   page and at the decision alike (both look a code up); past the limit both refuse every code, right or wrong,
+ *   until the window ends.
  * - An app that requires a second factor gets the same step-up as at the authorization endpoint.
  * - "Allow" records the consent and, in one transaction with the decision, an authorization code whose hash is the
  *   device code's, bound to the user and this sign-in: the token endpoint redeems it (grants/device-code.ts).
@@ -80,6 +81,20 @@ export function registerDevicePageRoutes(app: FastifyInstance, deps: DevicePageD
     return null;
   }
 
+  /** Whether this account or address has guessed wrong too often in the window: then every code is refused (§5.1). */
+  async function tooManyWrongCodes(request: FastifyRequest, current: CurrentSession, now: Date): Promise<boolean> {
+    const [byAccount, byAddress] = await Promise.all([attemptCounter.count(accountKey(current.user.id), now), attemptCounter.count(addressKey(request), now)]);
+    return byAccount >= WRONG_CODES_PER_ACCOUNT || byAddress >= WRONG_CODES_PER_ADDRESS;
+  }
+
+  /** A well-formed code that no device is waiting for: one wrong guess for the account and for the address. */
+  async function countWrongCode(request: FastifyRequest, current: CurrentSession, now: Date): Promise<void> {
+    await Promise.all([
+      attemptCounter.increment(accountKey(current.user.id), WRONG_CODE_WINDOW_SECONDS, now),
+      attemptCounter.increment(addressKey(request), WRONG_CODE_WINDOW_SECONDS, now),
+    ]);
+  }
+
   /** The registered APIs the device's request named, in its order; one deleted since is left out (its tokens are refused). */
   async function requestedResources(authorization: DeviceAuthorization): Promise<ResourceServer[]> {
     if (authorization.resources.length === 0) return [];
@@ -125,16 +140,10 @@ export function registerDevicePageRoutes(app: FastifyInstance, deps: DevicePageD
     if (normalized === null) return codePage(reply, current, { userCode: typed.slice(0, 20), error: MALFORMED_CODE }, 400);
     const userCode = formatUserCode(normalized);
 
-    const [byAccount, byAddress] = await Promise.all([attemptCounter.count(accountKey(current.user.id), now), attemptCounter.count(addressKey(request), now)]);
-    if (byAccount >= WRONG_CODES_PER_ACCOUNT || byAddress >= WRONG_CODES_PER_ADDRESS) {
-      return codePage(reply, current, { userCode, error: TOO_MANY_CODES }, 429);
-    }
+    if (await tooManyWrongCodes(request, current, now)) return codePage(reply, current, { userCode, error: TOO_MANY_CODES }, 429);
     const authorization = await storage.deviceAuthorizations.findByUserCodeHash(hashUserCode(normalized));
     if (!authorization) {
-      await Promise.all([
-        attemptCounter.increment(accountKey(current.user.id), WRONG_CODE_WINDOW_SECONDS, now),
-        attemptCounter.increment(addressKey(request), WRONG_CODE_WINDOW_SECONDS, now),
-      ]);
+      await countWrongCode(request, current, now);
       return codePage(reply, current, { userCode, error: UNKNOWN_CODE }, 400);
     }
     const unusable = unusableReason(authorization, now);
@@ -171,8 +180,15 @@ export function registerDevicePageRoutes(app: FastifyInstance, deps: DevicePageD
     // The form carries the code the page was rendered with: anything else did not come from it.
     if (normalized === null) throw new TranslatedPageError(400, { key: 'device.problem.incomplete' });
     const userCode = formatUserCode(normalized);
+    // The decision looks the code up too, so it counts as a guess here as on the code page (§5.1): else a form posted
+    // straight to this path, without the consent page before it, would try codes with no limit, and approve or deny
+    // whichever device it hit.
+    if (await tooManyWrongCodes(request, current, now)) return codePage(reply, current, { userCode, error: TOO_MANY_CODES }, 429);
     const authorization = await storage.deviceAuthorizations.findByUserCodeHash(hashUserCode(normalized));
-    if (!authorization) return codePage(reply, current, { userCode, error: UNKNOWN_CODE }, 400);
+    if (!authorization) {
+      await countWrongCode(request, current, now);
+      return codePage(reply, current, { userCode, error: UNKNOWN_CODE }, 400);
+    }
     const unusable = unusableReason(authorization, now);
     if (unusable) return codePage(reply, current, { userCode, error: unusable }, 400);
     const client = await storage.clients.findById(authorization.clientId);
