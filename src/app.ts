@@ -23,7 +23,8 @@ import { answerClientError, answerFrameworkError, describeClientGone, isClientGo
 import { authorizeErrorHandler, oauthJsonErrorHandler, pageErrorHandler } from './oauth/error-surfaces.js';
 import { registerBatchedWrites } from './http/batched-writes.js';
 import { registerHealthRoutes } from './http/health.js';
-import { assertWellFormedPercentEncoding, parseWellFormedForm } from './http/percent-encoding.js';
+import { registerJsonBodyParser } from './http/json-body.js';
+import { assertWellFormedPercentEncoding, nulCharacter, parseWellFormedForm } from './http/percent-encoding.js';
 import { createRouteMethods } from './http/route-methods.js';
 import { createRateLimits, limitByAddress, limitClientRequests } from './http/rate-limits.js';
 import { noteRequestFailure, requestFailure } from './http/request-failure.js';
@@ -239,6 +240,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       done(new InvalidRequest('The request has no Host header; HTTP/1.1 requires one (RFC 9112, section 3.2)'));
       return;
     }
+    // A NUL in the path or the query (a path parameter, a client_id) would reach the database (http/percent-encoding.ts
+    // nulCharacter); a raw one never gets past Node's HTTP parser.
+    if (request.url.includes('%00')) {
+      done(nulCharacter('request URL'));
+      return;
+    }
     // A broken escape in the query would reach a parameter as literal text (http/percent-encoding.ts).
     const query = request.url.indexOf('?');
     if (query >= 0 && request.url.includes('%', query)) {
@@ -271,6 +278,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   }
 
   await app.register(fastifyCookie);
+  // Fastify's JSON parser, then no NUL in any string (http/json-body.ts).
+  registerJsonBodyParser(app);
   await app.register(fastifyFormbody, {
     bodyLimit: BODY_LIMIT_BYTES,
     // node:querystring's parsing, refusing malformed percent-encoding as it goes (http/percent-encoding.ts).

@@ -32,7 +32,10 @@ async function readMultipartParams(request: FastifyRequest): Promise<RawParams> 
       const part = next.value;
       if (part.type === 'file') throw new InvalidRequest(`${part.fieldname} must be a plain form field, not a file`);
       if (part.fieldnameTruncated || part.valueTruncated) throw new InvalidRequest(`The form field ${part.fieldname.slice(0, 64)} is too large`);
-      addParam(params, part.fieldname, typeof part.value === 'string' ? part.value : String(part.value));
+      const value = typeof part.value === 'string' ? part.value : String(part.value);
+      // As in a urlencoded body (http/percent-encoding.ts nulCharacter): PostgreSQL cannot compare text with a NUL.
+      if (part.fieldname.includes('\u0000') || value.includes('\u0000')) throw new InvalidRequest('A form field holds a NUL character, which no parameter may contain; remove it');
+      addParam(params, part.fieldname, value);
     }
   } catch (error) {
     if (error instanceof OAuthError) throw error;

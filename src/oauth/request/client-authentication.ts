@@ -25,6 +25,8 @@ type PresentedCredentials =
 function decodeCredential(value: string): string {
   const decoded = decodeFormEncoded(value);
   if (decoded === null) throw new InvalidClient('The Basic credentials are not valid percent-encoding', true);
+  // Raw after Base64 or as %00: no client id or secret has one, and PostgreSQL cannot look one up (http/percent-encoding.ts nulCharacter).
+  if (decoded.includes('\u0000')) throw new InvalidClient('The Basic credentials hold a NUL character, which no client id or secret has', true);
   return decoded;
 }
 
