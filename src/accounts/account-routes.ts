@@ -34,6 +34,7 @@ import { avatarUploadProblem, isUploadedAvatar, MAX_AVATAR_BYTES, storeAvatarIma
 import { listAccountActivity } from './account-activity.js';
 import type { AccountPageDeps } from './page-deps.js';
 import { hashPassword, verifyPassword } from './passwords.js';
+import { SignInThrottle } from './sign-in-throttle.js';
 
 const NOTICE_SUBJECT_MAX_LENGTH = 200;
 
@@ -115,11 +116,21 @@ export function registerAccountRoutes(app: FastifyInstance, deps: AccountPageDep
    * an English text from where there is none (an upload the parser could not read), told in another language
    * by the general "could not be read".
    */
-  const rerenderWithError = (reply: FastifyReply, current: CurrentSession, field: AccountField, problem: RuleProblem | string, values: AccountPageProps['values'] = {}) => {
+  const rerenderWithError = (reply: FastifyReply, current: CurrentSession, field: AccountField, problem: RuleProblem | string, values: AccountPageProps['values'] = {}, status = 400) => {
     const { t, locale } = pageTranslator(reply.request);
     const message = typeof problem !== 'string' ? t(problem.key, problem.params) : locale === 'en' ? problem : t('account.error.unreadable');
-    return renderAccount(reply, current, { status: 400, errors: { [field]: message }, values });
+    return renderAccount(reply, current, { status, errors: { [field]: message }, values });
   };
+
+  // A wrong current password counts like a failed sign-in, per account and per address, and past the sign-in
+  // limit no password is checked, as for the two-step settings' proof: a borrowed signed-in browser or a stolen
+  // session cookie must not become a way to guess the password without the sign-in page's limit (OWASP
+  // Authentication Cheat Sheet, "Protect against automated attacks"; NIST SP 800-63B §5.2.2).
+  const passwordThrottle = new SignInThrottle(deps.attemptCounter, {
+    maxFailuresPerAccount: config.signInMaxFailuresPerAccount,
+    maxFailuresPerAddress: config.signInMaxFailuresPerAddress,
+    windowSeconds: config.signInWindowSeconds,
+  });
 
   app.get('/account', async (request, reply) => {
     const current = await requireBrowserSession(storage, config, request, reply);
@@ -242,13 +253,17 @@ export function registerAccountRoutes(app: FastifyInstance, deps: AccountPageDep
     if (!current) return reply;
     const currentPassword = formField(request.body, 'current_password', 1024);
     const newPassword = formField(request.body, 'new_password', 1024);
+    const now = new Date();
+    if (await passwordThrottle.isThrottled(current.user.email, request.ip, now)) {
+      return rerenderWithError(reply, current, 'currentPassword', { key: 'account.error.currentPasswordThrottled' }, {}, 429);
+    }
     if (!(await verifyPassword(current.user.passwordHash, currentPassword))) {
+      await passwordThrottle.recordFailure(current.user.email, request.ip, now);
       return rerenderWithError(reply, current, 'currentPassword', { key: 'account.error.currentPassword' });
     }
     const problem = passwordProblem(newPassword, current.user.email);
     if (problem) return rerenderWithError(reply, current, 'newPassword', problem);
     const passwordHash = await hashPassword(newPassword);
-    const now = new Date();
     // Whoever else knew the old password is signed out everywhere but here (OWASP Session Management).
     const others = { allExcept: current.session.sessionHash };
     await endBrowserSessions(deps, request.log, { userId: current.user.id, which: others, reason: 'password_changed' }, async (tx) => {

@@ -205,6 +205,24 @@ describe('account page', () => {
     assert.equal((await other.request(`${server.baseUrl}/account`)).status, 303, 'the other session ended');
   });
 
+  test('wrong current passwords count like failed sign-ins: past the limit even the right one is refused (429), and nothing changes', async () => {
+    const { user, password } = await server.createUser();
+    const browser = await signedInBrowser(server, user.email, password);
+    const limit = server.config.signInMaxFailuresPerAccount;
+    for (let attempt = 1; attempt <= limit; attempt += 1) {
+      const wrong = await submitForm(browser, server.baseUrl, '/account', '/account/password', { current_password: `guess ${attempt}`, new_password: 'another good passphrase' });
+      assert.equal(wrong.status, 400, `attempt ${attempt}`);
+    }
+    const limited = await submitForm(browser, server.baseUrl, '/account', '/account/password', { current_password: password, new_password: 'another good passphrase' });
+    assert.equal(limited.status, 429, 'a borrowed signed-in browser is no way around the sign-in limit');
+    assert.match(fieldError(limited.body, 'current_password') ?? '', /Too many wrong passwords/);
+    const stored = await server.storage.users.findById(user.id);
+    assert.equal(stored?.passwordHash, user.passwordHash, 'the password did not change');
+    // One count with the sign-in page: the account's sign-in is held back too.
+    const refused = await submitForm(new TestBrowser(), server.baseUrl, '/login', '/login', { email: user.email, password });
+    assert.equal(refused.status, 429);
+  });
+
   test('the sessions list can end another session of the same user', async () => {
     const { user, password } = await server.createUser();
     const browser = await signedInBrowser(server, user.email, password);

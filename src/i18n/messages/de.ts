@@ -366,6 +366,7 @@ export const de: Catalogue = {
   'account.notice.verificationLimit': 'Wir haben in der letzten Stunde schon mehrere Links geschickt. Sehen Sie in Ihrem Posteingang und im Spam-Ordner nach, oder versuchen Sie es später noch einmal.',
   'account.notice.anotherSite': 'einer anderen Website',
   'account.error.currentPassword': 'Das ist nicht Ihr aktuelles Passwort',
+  'account.error.currentPasswordThrottled': 'Zu viele falsche Passwörter. Warten Sie ein paar Minuten und versuchen Sie es dann noch einmal.',
   'account.error.chooseImage': 'Wählen Sie eine Bilddatei zum Hochladen',
   'account.error.chooseImageOrUrl': 'Wählen Sie eine Bilddatei zum Hochladen, oder geben Sie die Adresse eines Bildes ein',
   'account.error.imageTooLarge': 'Das Bild ist größer als 1 MB; wählen Sie ein kleineres',

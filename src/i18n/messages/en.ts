@@ -388,6 +388,7 @@ export const en = {
   'account.notice.verificationLimit': 'We already sent several links in the last hour. Check your inbox and spam folder, or try again later.',
   'account.notice.anotherSite': 'another site',
   'account.error.currentPassword': 'This is not your current password',
+  'account.error.currentPasswordThrottled': 'Too many wrong passwords. Wait a few minutes, then try again.',
   'account.error.chooseImage': 'Choose an image file to upload',
   'account.error.chooseImageOrUrl': 'Choose an image file to upload, or enter the address of a picture',
   'account.error.imageTooLarge': 'The image is larger than 1 MB; choose a smaller one',
