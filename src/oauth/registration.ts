@@ -13,7 +13,7 @@ import type { AuditLog } from '../audit/audit-log.js';
 import { ClientRegistrationError, checkLogoutSettings, registerClientOfAnyKind } from '../clients/client-registration.js';
 import type { Config } from '../config.js';
 import { generateSecret, hashesEqual, hashSecret, SECRET_PREFIX } from '../crypto/secrets.js';
-import { AccessDenied, InvalidClientMetadata, InvalidToken } from '../errors.js';
+import { AccessDenied, InvalidClientMetadata, InvalidRequest, InvalidToken } from '../errors.js';
 import { sendJsonTooMany } from '../http/rate-limits.js';
 import { noStore } from '../http/security-headers.js';
 import type { Client, Storage } from '../storage/storage.js';
@@ -95,11 +95,32 @@ function metadataError(error: unknown): unknown {
   return error instanceof ClientRegistrationError ? new InvalidClientMetadata(error.message) : error;
 }
 
+/**
+ * RFC 7591 §3.1 and RFC 7592 §2.2: the metadata comes "with a content type of application/json". The other bodies
+ * Latch parses elsewhere (a form, multipart, text) are refused before they are read, with what to send instead: a
+ * form once registered a device client (a repeated grant_types field reads as a list), and the generic answer
+ * advised the very form and multipart bodies this endpoint cannot take.
+ */
+const JSON_MEDIA_TYPE = /^application\/json[\t ]*(;|$)/i;
+
+function requireJsonBody(request: FastifyRequest): void {
+  if (request.method !== 'POST' && request.method !== 'PUT') return;
+  const type = request.headers['content-type'];
+  if (type === undefined || !JSON_MEDIA_TYPE.test(type)) {
+    throw new InvalidRequest(
+      `Send the client metadata as a JSON object with Content-Type: application/json (RFC 7591 section 3.1)${type === undefined ? '' : `, not ${type.slice(0, 100)}`}`,
+    );
+  }
+}
+
 export function registerRegistrationRoutes(
   app: FastifyInstance,
   { storage, config, audit, counter }: { storage: Storage; config: Config; audit: AuditLog; counter: RegistrationCounter },
 ): void {
   const policy = { developmentMode: config.developmentMode };
+  // Before the body is parsed (preValidation would come after the form parser has read it).
+  // With registration off, the 403 says so whatever the body.
+  if (config.registration !== 'off') app.addHook('onRequest', async (request) => requireJsonBody(request));
 
   app.post('/oauth2/register', async (request, reply) => {
     noStore(reply);

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { TestBrowser } from '../helpers/browser.js';
 import { postToken, readResponse, type TestUser } from '../helpers/code-fixtures.js';
-import { findRows } from '../helpers/database-snapshot.js';
+import { countRows, findRows } from '../helpers/database-snapshot.js';
 import { authorize, authorizeUrl, pkcePair, signIn } from '../helpers/oauth-flow.js';
 import { pageText } from '../helpers/browser.js';
 import { runLatchCli } from '../helpers/cli.js';
@@ -127,6 +127,34 @@ for (const database of ['sqlite', 'postgres'] as const) {
           assert.equal(response.body.error, code, JSON.stringify(body));
           assert.match(response.body.error_description, description);
         }
+      });
+
+      test('RFC 7591 §3.1, RFC 7592 §2.2: the metadata is JSON; a form, multipart or text body is invalid_request saying to send application/json, and changes nothing', async () => {
+        const device = 'urn:ietf:params:oauth:grant-type:device_code';
+        const created = (await register(server, spaMetadata)).body;
+        const clientsBefore = await countRows(server, 'clients');
+        // A form with a repeated grant_types reads as a list: this once registered a device client.
+        const form = new URLSearchParams([['client_name', 'Form App'], ['token_endpoint_auth_method', 'none'], ['grant_types', device], ['grant_types', 'refresh_token']]);
+        const multipart = new FormData();
+        multipart.append('client_name', 'Multipart App');
+        const bodies: Array<[string, Record<string, string>, BodyInit | undefined]> = [
+          ['form', { 'content-type': 'application/x-www-form-urlencoded' }, form.toString()],
+          ['multipart', {}, multipart],
+          ['text', { 'content-type': 'text/plain' }, JSON.stringify(spaMetadata)],
+          ['no content type', {}, undefined],
+        ];
+        for (const [name, headers, body] of bodies) {
+          for (const [method, url, token] of [['POST', `${server.baseUrl}/oauth2/register`, undefined], ['PUT', created.registration_client_uri.replace(server.config.issuer, server.baseUrl), created.registration_access_token]] as const) {
+            const response = await readResponse(await fetch(url, { method, headers: { ...headers, ...(token && { authorization: `Bearer ${token}` }) }, ...(body !== undefined && { body }) }));
+            assert.equal(response.status, 400, `${method} ${name}: ${response.text}`);
+            assert.equal(response.body.error, 'invalid_request', `${method} ${name}`);
+            assert.match(response.body.error_description, /JSON object with Content-Type: application\/json/, `${method} ${name}`);
+            assert.doesNotMatch(response.body.error_description, /send application\/x-www-form-urlencoded or multipart/, `${method} ${name}: never the token endpoint's advice`);
+          }
+        }
+        assert.equal(await countRows(server, 'clients'), clientsBefore, 'nothing registered');
+        const read = await manage(server, created.registration_client_uri, 'GET', created.registration_access_token);
+        assert.equal(read.body.client_name, spaMetadata.client_name, 'nothing replaced');
       });
 
       test('RFC 7592: the registration access token reads, replaces and deletes; a wrong one is 401 invalid_token', async () => {
