@@ -157,6 +157,18 @@ for (const database of ['sqlite', 'postgres'] as const) {
         assert.equal(read.body.client_name, spaMetadata.client_name, 'nothing replaced');
       });
 
+      test('RFC 7592 §2.2: a replacement is held to the rules of a registration: a client_name too long is invalid_client_metadata, and the registration stays as it was', async () => {
+        const created = (await register(server, spaMetadata)).body;
+        const longName = 'N'.repeat(101);
+        assert.equal((await register(server, { ...spaMetadata, client_name: longName })).body.error, 'invalid_client_metadata', 'as at registration');
+        const replaced = await manage(server, created.registration_client_uri, 'PUT', created.registration_access_token, { ...spaMetadata, client_id: created.client_id, client_name: longName });
+        assert.equal(replaced.status, 400, replaced.text);
+        assert.equal(replaced.body.error, 'invalid_client_metadata');
+        assert.match(replaced.body.error_description, /at most 100 characters/);
+        const read = await manage(server, created.registration_client_uri, 'GET', created.registration_access_token);
+        assert.equal(read.body.client_name, spaMetadata.client_name);
+      });
+
       test('RFC 7592: the registration access token reads, replaces and deletes; a wrong one is 401 invalid_token', async () => {
         const created = (await register(server, spaMetadata)).body;
         const uri = created.registration_client_uri as string;

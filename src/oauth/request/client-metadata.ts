@@ -4,7 +4,7 @@
  * does not understand are ignored (RFC 7591 §3.1 "MUST ignore"); fields it understands but cannot honour are
  * `invalid_client_metadata`, and a bad redirect URI is `invalid_redirect_uri` (§3.2.2), each saying what to change.
  */
-import { checkRedirectUris, ClientRegistrationError, type RegistrationPolicy } from '../../clients/client-registration.js';
+import { checkClientName, checkRedirectUris, ClientRegistrationError, type RegistrationPolicy } from '../../clients/client-registration.js';
 import { isSigningAlgorithm, SIGNING_ALGORITHMS, type SigningAlgorithm } from '../../crypto/signing-algorithms.js';
 import { InvalidClientMetadata, InvalidRedirectUri } from '../../errors.js';
 import { DEVICE_CODE_GRANT_TYPE, type ClientGrantType, type TokenEndpointAuthMethod } from '../../storage/storage.js';
@@ -101,6 +101,10 @@ export function readClientMetadata(body: unknown, policy: RegistrationPolicy): R
   const alg = optionalString(fields, 'id_token_signed_response_alg');
   if (alg !== undefined && !isSigningAlgorithm(alg)) throw new InvalidClientMetadata(`id_token_signed_response_alg must be one of ${SIGNING_ALGORITHMS.join(', ')}`);
   const name = optionalString(fields, 'client_name')?.trim();
+  // Here, not only when a client is created (registerClientOfAnyKind): a replacement (RFC 7592 §2.2, PUT) stores
+  // the name directly, and once took one of any length to the consent page.
+  const nameProblem = name === undefined || name === '' ? null : checkClientName(name);
+  if (nameProblem) throw new InvalidClientMetadata(nameProblem);
   return {
     name: name === undefined || name === '' ? DEFAULT_NAME : name,
     redirectUris: [...new Set(redirectUris)],
