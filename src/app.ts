@@ -23,6 +23,7 @@ import { answerClientError, answerFrameworkError, describeClientGone, isClientGo
 import { authorizeErrorHandler, oauthJsonErrorHandler, pageErrorHandler } from './oauth/error-surfaces.js';
 import { registerBatchedWrites } from './http/batched-writes.js';
 import { registerHealthRoutes } from './http/health.js';
+import { contentEncodingProblem } from './http/content-encoding.js';
 import { registerJsonBodyParser } from './http/json-body.js';
 import { assertWellFormedPercentEncoding, nulCharacter, parseWellFormedForm } from './http/percent-encoding.js';
 import { createRouteMethods } from './http/route-methods.js';
@@ -238,6 +239,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // RFC 9112 §3.2: a server must answer 400 to an HTTP/1.1 request without a Host header.
     if (request.raw.httpVersion === '1.1' && request.headers.host === undefined) {
       done(new InvalidRequest('The request has no Host header; HTTP/1.1 requires one (RFC 9112, section 3.2)'));
+      return;
+    }
+    // A compressed body would be read as it came (http/content-encoding.ts).
+    const encoded = contentEncodingProblem(request, reply);
+    if (encoded) {
+      done(encoded);
       return;
     }
     // A NUL in the path or the query (a path parameter, a client_id) would reach the database (http/percent-encoding.ts

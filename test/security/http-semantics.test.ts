@@ -5,6 +5,8 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { deflateSync, gzipSync } from 'node:zlib';
+import { snapshotState } from '../helpers/database-snapshot.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 
 describe('405 Method Not Allowed with Allow', () => {
@@ -124,6 +126,42 @@ describe('413 Content Too Large on every surface', () => {
       }
     });
   }
+});
+
+describe('a request body with a Content-Encoding (RFC 9110 §8.4, §15.5.16)', () => {
+  let server: TestServer;
+  before(async () => {
+    server = await startTestServer({ env: { LATCH_REGISTRATION: 'open' } });
+  });
+  after(async () => server.stop());
+
+  const metadata = JSON.stringify({ redirect_uris: ['http://127.0.0.1/cb'], token_endpoint_auth_method: 'none' });
+  const rows: { what: string; path: string; type: string; coding: string; body: Buffer; answer: 'json' | 'page' }[] = [
+    { what: 'a gzipped token request', path: '/oauth2/token', type: 'application/x-www-form-urlencoded', coding: 'gzip', body: gzipSync('grant_type=authorization_code&code=x'), answer: 'json' },
+    { what: 'a gzipped revocation', path: '/oauth2/revoke', type: 'application/x-www-form-urlencoded', coding: 'gzip', body: gzipSync('token=x'), answer: 'json' },
+    // Labelled br but sent plain: read as it came, this registered a client.
+    { what: 'a registration labelled br', path: '/oauth2/register', type: 'application/json', coding: 'br', body: Buffer.from(metadata), answer: 'json' },
+    { what: 'a deflated sign-in form', path: '/login', type: 'application/x-www-form-urlencoded', coding: 'deflate', body: deflateSync('email=a%40example.com&password=x'), answer: 'page' },
+  ];
+  for (const row of rows) {
+    test(`${row.what} → 415 with Accept-Encoding: identity, saying to send it uncompressed, and nothing changed`, async () => {
+      const before = await snapshotState(server);
+      const response = await fetch(`${server.baseUrl}${row.path}`, { method: 'POST', headers: { 'content-type': row.type, 'content-encoding': row.coding }, body: new Uint8Array(row.body) });
+      assert.equal(response.status, 415);
+      assert.equal(response.headers.get('accept-encoding'), 'identity');
+      const text = await response.text();
+      if (row.answer === 'json') assert.equal(JSON.parse(text).error, 'invalid_request');
+      assert.match(text, new RegExp(`Content-Encoding ${row.coding}, which Latch does not decode; send it uncompressed`));
+      assert.deepEqual(await snapshotState(server), before);
+    });
+  }
+
+  test('Content-Encoding identity, and a bodiless GET that names a coding, are read as before', async () => {
+    const registered = await fetch(`${server.baseUrl}/oauth2/register`, { method: 'POST', headers: { 'content-type': 'application/json', 'content-encoding': 'identity' }, body: metadata });
+    assert.equal(registered.status, 201, await registered.text());
+    const discovery = await fetch(`${server.baseUrl}/.well-known/openid-configuration`, { headers: { 'content-encoding': 'gzip' } });
+    assert.equal(discovery.status, 200);
+  });
 });
 
 describe('every 401 names a challenge (RFC 9110 §15.5.2)', () => {
