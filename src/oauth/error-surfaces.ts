@@ -66,9 +66,12 @@ function describeClientFault(error: FastifyError): string {
       return 'Request body is too large';
     case 'FST_FILES_LIMIT':
       return 'File uploads are not accepted here; send form fields only';
+    // JSON bodies (registration, RFC 7591 §3.1; the passkey endpoints): say what a JSON body must be. Fastify's parser
+    // (secure-json-parse) refuses __proto__ and constructor.prototype members with the same code as a syntax error.
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return 'The request body is empty; send a JSON object';
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
-      return 'Malformed request body';
+      return 'The request body is not valid JSON, or has a __proto__ or constructor.prototype member, which Latch refuses; send a JSON object';
     case 'FST_PROTO_VIOLATION':
       return 'Forbidden parameter name';
     case 'FST_CSRF_INVALID_TOKEN':

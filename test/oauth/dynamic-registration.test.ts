@@ -129,6 +129,23 @@ for (const database of ['sqlite', 'postgres'] as const) {
         }
       });
 
+      test('a JSON body that does not parse says what is wrong with it: empty, not JSON, or with a __proto__ member', async () => {
+        const clientsBefore = await countRows(server, 'clients');
+        const cases: Array<[string, RegExp]> = [
+          ['', /The request body is empty; send a JSON object/],
+          ['{"redirect_uris":', /not valid JSON/],
+          ['{"client_name":"x",}', /not valid JSON/],
+          [`{"__proto__":{"token_endpoint_auth_method":"none"},"redirect_uris":["http://127.0.0.1:33418/callback"]}`, /__proto__/],
+        ];
+        for (const [body, description] of cases) {
+          const response = await readResponse(await fetch(`${server.baseUrl}/oauth2/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body }));
+          assert.equal(response.status, 400, body);
+          assert.equal(response.body.error, 'invalid_request', body);
+          assert.match(response.body.error_description, description, body);
+        }
+        assert.equal(await countRows(server, 'clients'), clientsBefore);
+      });
+
       test('RFC 7591 §3.1, RFC 7592 §2.2: the metadata is JSON; a form, multipart or text body is invalid_request saying to send application/json, and changes nothing', async () => {
         const device = 'urn:ietf:params:oauth:grant-type:device_code';
         const created = (await register(server, spaMetadata)).body;
