@@ -247,12 +247,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       done(encoded);
       return;
     }
-    // A NUL in the path or the query (a path parameter, a client_id) would reach the database (http/percent-encoding.ts
-    // nulCharacter); a raw one never gets past Node's HTTP parser.
-    if (request.url.includes('%00')) {
-      done(nulCharacter('request URL'));
-      return;
-    }
     // A broken escape in the query would reach a parameter as literal text (http/percent-encoding.ts).
     const query = request.url.indexOf('?');
     if (query >= 0 && request.url.includes('%', query)) {
@@ -262,6 +256,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         done(error as Error);
         return;
       }
+    }
+    // A NUL in the path or the query (a path parameter, a client_id) would reach the database (http/percent-encoding.ts
+    // nulCharacter); a raw one never gets past Node's HTTP parser.
+    if (request.url.includes('%00')) {
+      done(nulCharacter('request URL'));
+      return;
     }
     done();
   });
