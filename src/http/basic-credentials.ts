@@ -4,7 +4,8 @@
  * (oauth/request/client-authentication.ts) and for the rate limits keyed by the claimed client id
  * (rate-limits.ts), so that both see the same client in the same header.
  */
-const BASIC = /^basic +([A-Za-z0-9+/=._~-]+)\s*$/i;
+// RFC 7235 §2.1 separates scheme and credentials with spaces; a tab (which some clients and proxies write) is read as one.
+const BASIC = /^basic[ \t]+([A-Za-z0-9+/=._~-]+)\s*$/i;
 
 export type BasicCredentials = { id: string; secret: string } | { problem: 'malformed' | 'no colon' };
 

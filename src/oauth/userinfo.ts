@@ -26,7 +26,8 @@ export function extractAccessToken(request: FastifyRequest): string {
     throw new InvalidToken(`No access token: send Authorization: Bearer <access_token>${hint}`, false);
   }
   const value = header.trim();
-  const space = value.indexOf(' ');
+  // The scheme ends at the first space or tab (RFC 7235 §2.1 has spaces; "Bearer<TAB>token" was once told to use Bearer).
+  const space = value.search(/[ \t]/);
   if (space < 0) {
     if (B64TOKEN.test(value)) return value;
     throw new InvalidToken('The Authorization header is not a Bearer token');

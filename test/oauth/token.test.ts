@@ -240,6 +240,20 @@ describe('POST /oauth2/token', () => {
       }
     });
 
+    test('client_secret_basic with a tab after the scheme; "Basic" alone is told the header is malformed, not that Basic is refused', async () => {
+      const issued = await issueCode(server, client, user);
+      const accepted = await postToken(server.baseUrl, {
+        headers: { authorization: basicAuthorization(client.clientId, client.clientSecret).replace('Basic ', 'Basic\t') },
+        form: baseForm(issued.code, { redirect_uri: issued.redirectUri, code_verifier: issued.verifier! }),
+      });
+      assert.equal(accepted.status, 200, accepted.text);
+      for (const header of ['Basic', 'basic', 'Basic\t']) {
+        const refused = await postToken(server.baseUrl, { headers: { authorization: header }, form: baseForm('latch_ac_x') });
+        assertOAuthError(refused, 401, 'invalid_client');
+        assert.match(refused.body.error_description, /must be Basic base64\(client_id:client_secret\)/, JSON.stringify(header));
+      }
+    });
+
     test('a non-Basic Authorization header → 401 invalid_client with WWW-Authenticate: Basic', async () => {
       const response = await postToken(server.baseUrl, { headers: { authorization: 'Bearer abc' }, form: baseForm('latch_ac_x') });
       assertOAuthError(response, 401, 'invalid_client');

@@ -42,6 +42,7 @@ describe('/oauth2/userinfo', () => {
       ['BeArEr <token> (scheme in mixed case)', (t) => `BeArEr ${t}`],
       ['the bare token as the whole value (spec reference call)', (t) => t],
       ['Bearer with extra spaces', (t) => `Bearer   ${t}`],
+      ['Bearer and the token separated by a tab', (t) => `Bearer\t${t}`],
     ];
     for (const [name, build] of forms) {
       test(name, async () => {

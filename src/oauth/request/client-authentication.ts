@@ -58,7 +58,8 @@ export function readClientCredentials(request: FastifyRequest, params: RawParams
   const bodyClientId = readParam(params, 'client_id', { maxLength: 256 });
   const bodySecret = readParam(params, 'client_secret', { maxLength: 512 });
   if (header !== undefined) {
-    if (!/^basic /i.test(header)) throw new InvalidClient('Only Basic authentication is accepted in the Authorization header here', true);
+    // The scheme is the first word: "Basic" alone, or followed by a tab, is Basic (malformed or not), not another scheme.
+    if (!/^basic(?:[ \t]|$)/i.test(header)) throw new InvalidClient('Only Basic authentication is accepted in the Authorization header here', true);
     const basic = readBasicCredentials(header);
     if (bodySecret !== undefined) {
       throw new InvalidRequest('Client credentials were sent both in the Authorization header and in the body; use exactly one method');
