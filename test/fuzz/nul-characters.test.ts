@@ -99,6 +99,20 @@ for (const database of ['sqlite', 'postgres'] as const) {
       assert.deepEqual(JSON.parse(introspected.text), { active: false });
     });
 
+    test('a JWT-shaped token whose unverified jti holds a NUL: revocation 200 (RFC 7009 §2.2), introspection inactive, nothing changed', async () => {
+      const part = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
+      const token = `${part({ alg: 'RS256', typ: 'at+jwt' })}.${part({ jti: 'a\u0000b', client_id: client.clientId, sub: '1' })}.${Buffer.from('signature').toString('base64url')}`;
+      const before = await snapshotState(server);
+      const headers: Array<[string, string]> = [['content-type', FORM], ['authorization', basicAuthorization(client.clientId, client.clientSecret)]];
+      const revoked = await send({ name: 'revoke', method: 'POST', path: '/oauth2/revoke', headers, body: encodePairs([['token', token]]) });
+      assertNoServerError(revoked, 'revocation');
+      assert.equal(revoked.status, 200, revoked.text);
+      const introspected = await send({ name: 'introspect', method: 'POST', path: '/oauth2/introspect', headers, body: encodePairs([['token', token]]) });
+      assert.equal(introspected.status, 200, introspected.text);
+      assert.deepEqual(JSON.parse(introspected.text), { active: false });
+      assert.deepEqual(await snapshotState(server), before, 'nothing changed');
+    });
+
     test('a NUL anywhere in a valid request’s values: never a 5xx, nothing changed', async () => {
       const before = await snapshotState(server);
       await checkProperty(

@@ -32,11 +32,18 @@ const SERVICE_ONLY: readonly PresentedTokenType[] = ['service_token'];
 // A JWT's row is an access token's, or a service token's for a client_credentials JWT.
 const JWT_ROWS: readonly PresentedTokenType[] = ['access_token', 'service_token'];
 
+/**
+ * The form of a stored token hash (crypto/secrets.ts hashTimeOrderedSecret), which is what Latch puts in a jti. The
+ * jti read here is unverified: anything else (a NUL, which PostgreSQL cannot compare, made revocation a 500 there;
+ * kilobytes of text) is never looked up.
+ */
+const STORED_HASH = /^(?:[0-9a-f]{11}\.)?[A-Za-z0-9_-]{43}$/;
+
 function jtiOf(token: string): string {
   try {
     const { jti } = decodeJwt(token);
-    // Never a stored key when absent: an empty hash matches no row.
-    return typeof jti === 'string' ? jti : '';
+    // Never a stored key when absent or not of that form: an empty hash matches no row.
+    return typeof jti === 'string' && STORED_HASH.test(jti) ? jti : '';
   } catch {
     return '';
   }
