@@ -168,3 +168,46 @@ describe('the refresh_token grant', () => {
     assertOAuthError(await refresh(first.refreshToken), 400, 'invalid_grant', /revoked/);
   });
 });
+
+for (const database of ['sqlite', 'postgres'] as const) {
+  describe(`a spent refresh token presented with a scope (${database})`, () => {
+    let server: TestServer;
+    let client: Client;
+    let user: TestUser;
+    // No grace: a second use of a rotated token is reuse at once.
+    before(async () => {
+      server = await startTestServer({ database, env: { LATCH_REFRESH_TOKEN_REUSE_GRACE_SECONDS: '0' } });
+      client = await server.createClient({ name: 'Refresh App', redirectUris: ['https://app.example.com/callback'] });
+      const created = await server.createUser();
+      user = { email: created.user.email, password: created.password };
+    });
+    after(async () => server.stop());
+
+    const refresh = (refreshToken: string, extra: Record<string, string> = {}) =>
+      postToken(server.baseUrl, { form: { grant_type: 'refresh_token', refresh_token: refreshToken, client_id: client.clientId, client_secret: client.clientSecret, ...extra } });
+
+    test('RFC 9700 §4.14.2: reuse is reuse whatever scope comes with it (junk, wider): invalid_grant, and the grant is revoked', async () => {
+      for (const scope of ['profile junk', 'openid profile email offline_access']) {
+        const exchanged = await exchangeIssuedCode(server, client, await issueCode(server, client, user, { scope: 'profile offline_access' }));
+        assert.equal(exchanged.status, 200, exchanged.text);
+        const rotated = await refresh(exchanged.body.refresh_token);
+        assert.equal(rotated.status, 200, rotated.text);
+        // The spent token again, with a scope it could not have: the scope does not hide the reuse.
+        assertOAuthError(await refresh(exchanged.body.refresh_token, { scope }), 400, 'invalid_grant', /already used/);
+        assertOAuthError(await refresh(rotated.body.refresh_token), 400, 'invalid_grant', /revoked/);
+        assert.equal((await callUserinfo(server.baseUrl, `Bearer ${rotated.body.access_token}`)).status, 401, `${scope}: the grant's access token is revoked too`);
+      }
+    });
+
+    test('a revoked refresh token with a junk scope is told it is revoked', async () => {
+      const exchanged = await exchangeIssuedCode(server, client, await issueCode(server, client, user, { scope: 'profile offline_access' }));
+      const revoked = await fetch(`${server.baseUrl}/oauth2/revoke`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ token: exchanged.body.refresh_token, client_id: client.clientId, client_secret: client.clientSecret }).toString(),
+      });
+      assert.equal(revoked.status, 200);
+      assertOAuthError(await refresh(exchanged.body.refresh_token, { scope: 'profile junk' }), 400, 'invalid_grant', /revoked/);
+    });
+  });
+}

@@ -14,9 +14,23 @@ import type { BatchKind, WritePlan } from '../query-executor.js';
 import { toAuthorizationCode } from './authorization-codes.js';
 import { toRefreshToken } from './refresh-token-row.js';
 
-/** The scope a live refresh token was granted (the first step of the rotation's PostgreSQL form). */
-const findRefreshScope = precompileQuery((db, p: Parameter<{ tokenHash: string; clientId: string }>) =>
-  db.selectFrom('refresh_tokens').select('scope').where('token_hash', '=', p('tokenHash')).where('client_id', '=', p('clientId')),
+/**
+ * The scope a live refresh token was granted (the first step of the rotation's PostgreSQL form): live by the same
+ * conditions as the rotation's update (tokens.ts rotateRefresh). A spent, revoked or expired token is no row, so the
+ * grant's checks that follow (reuse detection above all) see it as the plan does; found regardless, its scope was
+ * narrowed first, and a junk or wider `scope` with a rotated token was invalid_scope instead of reuse, which then
+ * revoked nothing (on PostgreSQL only).
+ */
+const findRefreshScope = precompileQuery((db, p: Parameter<{ tokenHash: string; clientId: string; now: number }>) =>
+  db
+    .selectFrom('refresh_tokens')
+    .select('scope')
+    .where('token_hash', '=', p('tokenHash'))
+    .where('client_id', '=', p('clientId'))
+    .where('rotated_at', 'is', null)
+    .where('revoked_at', 'is', null)
+    .where('expires_at', '>', p('now'))
+    .where('grant_expires_at', '>', p('now')),
 );
 
 /**
@@ -110,11 +124,11 @@ const rotateRefreshStatement = precompileQuery(
  * that keeps its whole scope runs the batch statement instead, alone or with the others of its turn.
  */
 export function* rotateRefreshAutocommit(db: Kysely<Database>, rotation: RefreshRotation, now: Date): WritePlan<{ rotated: RefreshToken; scope: string[] } | null> {
-  const found = ((yield findRefreshScope(db, { tokenHash: rotation.tokenHash, clientId: rotation.clientId })) as QueryResult<{ scope: string }>).rows[0];
+  const at = toEpochSeconds(now);
+  const found = ((yield findRefreshScope(db, { tokenHash: rotation.tokenHash, clientId: rotation.clientId, now: at })) as QueryResult<{ scope: string }>).rows[0];
   if (!found) return null;
   const granted = fromScopeText(found.scope);
   const scope = rotation.narrowScope ? rotation.narrowScope(granted) : granted;
-  const at = toEpochSeconds(now);
   const row = (
     (yield rotateRefreshStatement(db, {
       tokenHash: rotation.tokenHash,
