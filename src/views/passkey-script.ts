@@ -6,6 +6,11 @@
  * say plainly when the browser cannot use passkeys. base64url <-> ArrayBuffer by hand: the JSON helpers
  * (PublicKeyCredential.parseCreationOptionsFromJSON) are not in every browser yet.
  *
+ * A button with `data-proof-input` (adding a passkey) sends that field's value as `proof` with the request for
+ * the options; a refused proof (error invalid_proof, or slow_down once throttled) is shown beside the field as a
+ * server-rendered field error is (views/components/field.tsx: tied with aria-describedby and aria-invalid, the
+ * field focused), in the page's words from the button's data-say-proof-* attributes.
+ *
  * Conditional UI (WebAuthn Level 3 §5.1.4.1, mediation "conditional"): on a page with a field whose autocomplete
  * names "webauthn" and a sign-in button, where the browser says it can, a passkey request waits in the
  * background from the moment the page loads, and the browser offers the passkeys in that field's autofill; one
@@ -39,10 +44,40 @@ export const PASSKEY_SCRIPT = `
       body: JSON.stringify(Object.assign({ _csrf: csrf }, body)),
     }).then(function (response) {
       return response.json().then(function (data) {
-        if (!response.ok) throw new Error(data.error_description || 'Something went wrong. Try again.');
+        if (!response.ok) {
+          var error = new Error(data.error_description || 'Something went wrong. Try again.');
+          error.code = data.error;
+          throw error;
+        }
         return data;
       });
     });
+  }
+  function fieldError(input, text) {
+    var id = input.id + '-error';
+    var shown = document.getElementById(id);
+    var field = input.closest('.field') || input.parentNode;
+    var others = (input.getAttribute('aria-describedby') || '').split(' ').filter(function (name) { return name && name !== id; });
+    if (text === null) {
+      if (shown) shown.remove();
+      field.classList.remove('has-error');
+      input.removeAttribute('aria-invalid');
+      if (others.length) input.setAttribute('aria-describedby', others.join(' ')); else input.removeAttribute('aria-describedby');
+      return;
+    }
+    if (!shown) {
+      shown = document.createElement('p');
+      shown.className = 'field-error';
+      shown.id = id;
+      field.appendChild(shown);
+    }
+    shown.textContent = text;
+    field.classList.add('has-error');
+    input.setAttribute('aria-invalid', 'true');
+    input.setAttribute('aria-describedby', others.concat(id).join(' '));
+    // A password is not left in the field after a refusal, as a re-rendered form would not; focus reads the error.
+    input.value = '';
+    input.focus();
   }
   function registration(credential) {
     return {
@@ -135,11 +170,17 @@ export const PASSKEY_SCRIPT = `
       var extra = {};
       var nameInput = document.getElementById(button.getAttribute('data-name-input') || '');
       if (nameInput) extra.name = nameInput.value;
+      var proofInput = document.getElementById(button.getAttribute('data-proof-input') || '');
+      var first = {};
+      if (proofInput) {
+        first.proof = proofInput.value;
+        fieldError(proofInput, null);
+      }
       var returnTo = button.getAttribute('data-return-to');
       if (returnTo) extra.return_to = returnTo;
       button.disabled = true;
       say(words(status, 'prompt', 'Follow your browser’s prompt…'));
-      post(base + '/options', csrf, {}).then(function (options) {
+      post(base + '/options', csrf, first).then(function (options) {
         if (kind === 'register') {
           var publicKey = Object.assign({}, options, {
             challenge: toBytes(options.challenge),
@@ -155,6 +196,12 @@ export const PASSKEY_SCRIPT = `
         window.location.assign(answer.redirect);
       }, function (error) {
         button.disabled = false;
+        if (proofInput && error && (error.code === 'invalid_proof' || error.code === 'slow_down')) {
+          say('');
+          var which = error.code === 'slow_down' ? 'data-say-proof-throttled' : 'data-say-proof-wrong';
+          fieldError(proofInput, button.getAttribute(which) || error.message);
+          return;
+        }
         say(error && error.name === 'NotAllowedError' ? words(status, 'closed', 'The passkey prompt was closed or timed out. Try again.') : (serverWords && error && error.message) || words(status, 'failed', 'Something went wrong. Try again.'));
       });
     });

@@ -127,6 +127,9 @@ nav.section-nav a { font-weight: 600; }
 .card > h2 + .subsection > h3:first-child { margin-top: .5rem; }
 /* A session or an app on the left, its button on the right; the text wraps before the button does. */
 #sessions ul.plain > li > div, #apps ul.plain > li > div { flex: 1 1 18rem; min-width: 0; }
+/* A passkey's remove form asks for the password or a code: a row of its own under the passkey's name. */
+form.passkey-remove { flex: 1 1 100%; }
+form.passkey-remove .actions { margin-top: .75rem; }
 .profile-name { font-size: 1.15rem; font-weight: 700; margin: 0; }
 /* A long email address wraps inside its column on a phone instead of running under the card's edge. */
 .profile > div { min-width: 0; overflow-wrap: anywhere; }

@@ -69,7 +69,7 @@ describe('branding through LATCH_BRAND_*', () => {
     const { user, password } = await server.createUser();
     const browser = await signedInBrowser(server, user.email, password);
     const page = await browser.request(`${server.baseUrl}/account/two-step`);
-    const options = await browser.request(`${server.baseUrl}/account/passkeys/options`, { form: { _csrf: inputValue(page.body, '_csrf') } });
+    const options = await browser.request(`${server.baseUrl}/account/passkeys/options`, { form: { _csrf: inputValue(page.body, '_csrf'), proof: password } });
     assert.equal(options.status, 200, options.body.slice(0, 200));
     assert.equal(JSON.parse(options.body).rp?.name, 'Orbit Accounts');
   });

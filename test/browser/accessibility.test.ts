@@ -204,6 +204,15 @@ describe('accessibility of every page (axe-core in Chromium)', () => {
     });
     try {
       await page.getByLabel('Name for a new passkey').fill('Work laptop');
+      // A wrong proof: the script shows the reason beside the field, tied to it as a server-rendered error is.
+      const proof = page.locator('#add-passkey-proof');
+      await proof.fill('not my password');
+      await page.getByRole('button', { name: 'Add a passkey' }).click();
+      await page.locator('#add-passkey-proof-error').waitFor();
+      assert.equal(await proof.getAttribute('aria-invalid'), 'true');
+      assert.match((await proof.getAttribute('aria-describedby')) ?? '', /\badd-passkey-proof-error\b/);
+      await checkPage(t, page, '21a-passkey-proof-error');
+      await proof.fill(PASSWORD);
       await page.getByRole('button', { name: 'Add a passkey' }).click();
       await page.waitForURL(`${origin}/account/two-step?notice=passkey-added`);
       await checkPage(t, page, '21-passkey-added');

@@ -1,9 +1,11 @@
 /**
  * Passkeys in a real browser (Debian's Chromium through playwright-core) with the Chrome DevTools Protocol's
  * virtual authenticator (WebAuthn.enable, WebAuthn.addVirtualAuthenticator): add a named passkey on the account
- * page, sign in with it alone, use it as the second step after the password, remove it. Latch runs with
- * LATCH_ISSUER=http://localhost:PORT: WebAuthn refuses an IP address as relying-party id. Screenshots of each
- * page under test-artifacts/screenshots/.
+ * page, sign in with it alone, use it as the second step after the password, remove it. Adding and removing ask
+ * for the password or a current code (docs/protocol-decisions.md "Second factors and passkeys": changes need
+ * proof): without it no registration options are handed out and nothing is removed; wrong proofs are throttled.
+ * Latch runs with LATCH_ISSUER=http://localhost:PORT: WebAuthn refuses an IP address as relying-party id.
+ * Screenshots of each page under test-artifacts/screenshots/.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -70,6 +72,25 @@ describe('passkeys in a real browser', () => {
     await page.waitForURL(`${origin}/account/two-step`);
     await screenshot(page, 'passkeys-01-two-step-page');
     await page.getByLabel('Name for a new passkey').fill('Work laptop');
+    // Without the proof, then with a wrong one: the options are refused, the reason is beside the field, and the
+    // authenticator was never asked.
+    const proof = page.locator('#add-passkey-proof');
+    assert.equal(await page.getByLabel('Your password or a code from your authenticator app').count(), 1, 'one proof field: the account has no passkey to remove yet');
+    for (const attempt of ['', 'not my password']) {
+      await proof.fill(attempt);
+      const options = page.waitForResponse((response) => response.url() === `${origin}/account/passkeys/options`);
+      await page.getByRole('button', { name: 'Add a passkey' }).click();
+      assert.equal((await options).status(), 400);
+      await page.locator('#add-passkey-proof-error').filter({ hasText: 'This is neither your password nor a current code from your app.' }).waitFor();
+      assert.equal(await proof.getAttribute('aria-invalid'), 'true');
+      assert.match((await proof.getAttribute('aria-describedby')) ?? '', /\badd-passkey-proof-error\b/);
+      assert.equal(page.url(), `${origin}/account/two-step`);
+    }
+    await screenshot(page, 'passkeys-01a-wrong-proof');
+    await checkAccessibility(page, 'the two-step page with a refused proof for a new passkey');
+    assert.deepEqual(await latch.storage.passkeys.listByUser(user.id), [], 'no passkey stored');
+    assert.deepEqual((await cdp.send('WebAuthn.getCredentials', { authenticatorId })).credentials, [], 'no credential made');
+    await proof.fill(password);
     await page.getByRole('button', { name: 'Add a passkey' }).click();
     // The first second factor: two-step verification is on, and the recovery codes are shown, once.
     await page.waitForURL(`${origin}/account/two-step/new-recovery-codes`);
@@ -95,6 +116,50 @@ describe('passkeys in a real browser', () => {
     assert.equal(stored[0]?.credentialId, credentials[0]?.credentialId.replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, ''));
     const mails = (await latch.storage.outbox.listRecent(100)).filter((mail) => mail.to === user.email);
     assert.ok(mails.some((mail) => mail.subject === 'A passkey was added to your Latch account'));
+  });
+
+  browserTest('a registration that skips the proven options is refused: a real credential for a challenge of another ceremony is not stored', async () => {
+    await page.goto(`${origin}/account/two-step`);
+    const before = (await cdp.send('WebAuthn.getCredentials', { authenticatorId })).credentials.map((credential) => credential.credentialId);
+    try {
+      // Given as text: the test's TypeScript compiler would wrap named functions in a helper the page lacks.
+      const answers = (await page.evaluate(`(async () => {
+        const csrf = document.querySelector('input[name="_csrf"]').value;
+        const post = async (url, body) => {
+          const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ _csrf: csrf, ...body }) });
+          return { status: response.status, body: await response.json() };
+        };
+        const bytes = (text) => Uint8Array.from(atob(text.replace(/-/g, '+').replace(/_/g, '/')), (c) => c.charCodeAt(0));
+        const text = (buffer) => btoa(String.fromCharCode(...new Uint8Array(buffer))).replace(/[+]/g, '-').replace(/[/]/g, '_').replace(/=+$/, '');
+        const refusedOptions = await post('/account/passkeys/options', { proof: 'a guess' });
+        // A challenge anyone can have: the passkey sign-in's (its cookie replaces any other ceremony's).
+        const signIn = await post('/login/passkey/options', {});
+        const made = await navigator.credentials.create({
+          publicKey: {
+            challenge: bytes(String(signIn.body.challenge)),
+            rp: { name: 'Stranger', id: location.hostname },
+            user: { id: new Uint8Array(32).fill(7), name: 'stranger', displayName: 'Stranger' },
+            pubKeyCredParams: [{ type: 'public-key', alg: -7 }],
+            authenticatorSelection: { residentKey: 'required', userVerification: 'required' },
+          },
+        });
+        const registered = await post('/account/passkeys', {
+          name: 'Stranger key',
+          credential: { id: made.id, rawId: text(made.rawId), type: made.type, clientExtensionResults: {}, response: { clientDataJSON: text(made.response.clientDataJSON), attestationObject: text(made.response.attestationObject), transports: [] } },
+        });
+        return { refusedOptions, registered };
+      })()`)) as { refusedOptions: { status: number; body: Record<string, unknown> }; registered: { status: number; body: Record<string, unknown> } };
+      assert.equal(answers.refusedOptions.status, 400);
+      assert.equal(answers.refusedOptions.body.error, 'invalid_proof');
+      assert.equal(answers.registered.status, 400);
+      assert.equal(answers.registered.body.error_description, 'This passkey request has expired. Try again.');
+      assert.deepEqual((await latch.storage.passkeys.listByUser(user.id)).map((passkey) => passkey.name), ['Work laptop'], 'nothing added');
+    } finally {
+      // The stranger's credential would be offered by the authenticator in the next tests' sign-ins.
+      for (const credential of (await cdp.send('WebAuthn.getCredentials', { authenticatorId })).credentials) {
+        if (!before.includes(credential.credentialId)) await cdp.send('WebAuthn.removeCredential', { authenticatorId, credentialId: credential.credentialId });
+      }
+    }
   });
 
   browserTest('conditional UI: the sign-in page asks for a passkey as it loads, and the one picked from the email field’s autofill signs in', async () => {
@@ -181,8 +246,16 @@ describe('passkeys in a real browser', () => {
     assert.match(await page.locator('body').innerText(), /Two-step verification\s*On/);
   });
 
-  browserTest('remove the passkey: it no longer signs in', async () => {
+  browserTest('remove the passkey, with the password (a wrong one removes nothing): it no longer signs in', async () => {
     await page.goto(`${origin}/account/two-step`);
+    const removeForm = page.locator('form[action="/account/passkeys/remove"]');
+    await removeForm.getByLabel('Your password or a code from your authenticator app').fill('not my password');
+    await page.getByRole('button', { name: 'Remove passkey Work laptop' }).click();
+    await page.locator('#remove-passkey-proof-1-error').filter({ hasText: 'This is neither your password nor a current code from your app.' }).waitFor();
+    assert.equal((await latch.storage.passkeys.listByUser(user.id)).length, 1, 'nothing removed');
+    await screenshot(page, 'passkeys-05a-remove-wrong-proof');
+    await checkAccessibility(page, 'the two-step page with a refused proof for removing a passkey');
+    await removeForm.getByLabel('Your password or a code from your authenticator app').fill(password);
     await page.getByRole('button', { name: 'Remove passkey Work laptop' }).click();
     await page.waitForURL(`${origin}/account/two-step?notice=passkey-removed`);
     assert.deepEqual(await latch.storage.passkeys.listByUser(user.id), []);
@@ -190,6 +263,39 @@ describe('passkeys in a real browser', () => {
     await page.goto(`${origin}/login`);
     await page.getByRole('button', { name: 'Sign in with a passkey' }).click();
     await page.locator('#passkey-status').filter({ hasText: /not registered/ }).waitFor();
+  });
+
+  browserTest('wrong proofs for passkeys are throttled like failed sign-ins: then even the password adds nothing and removes nothing (429)', async () => {
+    const { user: other, password: otherPassword } = await latch.createUser({ email: 'katherine@example.com', name: 'Katherine Johnson' });
+    await context.clearCookies();
+    await page.goto(`${origin}/login?return_to=%2Faccount%2Ftwo-step`);
+    await page.getByLabel('Email').fill(other.email);
+    await page.getByLabel('Password').fill(otherPassword);
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+    await page.waitForURL(`${origin}/account/two-step`);
+    const proof = page.locator('#add-passkey-proof');
+    const error = page.locator('#add-passkey-proof-error');
+    // LATCH_SIGNIN_MAX_FAILURES_PER_ACCOUNT is 5 by default.
+    for (let i = 0; i < 5; i++) {
+      await proof.fill(`guess ${i}`);
+      await page.getByRole('button', { name: 'Add a passkey' }).click();
+      await error.filter({ hasText: 'neither your password' }).waitFor();
+    }
+    await proof.fill(otherPassword);
+    const options = page.waitForResponse((response) => response.url() === `${origin}/account/passkeys/options`);
+    await page.getByRole('button', { name: 'Add a passkey' }).click();
+    assert.equal((await options).status(), 429);
+    await error.filter({ hasText: 'Too many wrong attempts. Wait a few minutes, then try again.' }).waitFor();
+    assert.deepEqual(await latch.storage.passkeys.listByUser(other.id), []);
+
+    await latch.storage.passkeys.insert({ credentialId: `throttled-${other.id}`, userId: other.id, publicKey: new Uint8Array([1]), counter: 0, transports: [], aaguid: 'a', backupEligible: false, backedUp: false, name: 'Old phone', createdAt: new Date(), lastUsedAt: null });
+    await page.reload();
+    await page.locator('form[action="/account/passkeys/remove"]').getByLabel('Your password or a code from your authenticator app').fill(otherPassword);
+    const removal = page.waitForResponse((response) => response.url() === `${origin}/account/passkeys/remove`);
+    await page.getByRole('button', { name: 'Remove passkey Old phone' }).click();
+    assert.equal((await removal).status(), 429);
+    await page.locator('#remove-passkey-proof-1-error').filter({ hasText: 'Too many wrong attempts' }).waitFor();
+    assert.equal((await latch.storage.passkeys.listByUser(other.id)).length, 1, 'still there');
   });
 
   browserTest('without JavaScript the sign-in page shows no passkey button and the password still works', async () => {

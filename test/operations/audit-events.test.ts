@@ -394,7 +394,7 @@ for (const database of ['sqlite', 'postgres'] as const) {
       await expectEvent('user.second_factor.removed', removed, seen, { factor: 'totp' });
 
       await server.storage.passkeys.insert({ credentialId: `audit-${user.id}`, userId: user.id, publicKey: new Uint8Array([1]), counter: 0, transports: [], aaguid: 'a', backupEligible: false, backedUp: false, name: 'Old phone', createdAt: new Date(), lastUsedAt: null });
-      const passkeyRemoved = await post(phone, '/account/two-step', '/account/passkeys/remove', { credential_id: `audit-${user.id}` });
+      const passkeyRemoved = await post(phone, '/account/two-step', '/account/passkeys/remove', { credential_id: `audit-${user.id}`, proof: password });
       await expectEvent('user.second_factor.removed', passkeyRemoved, seen, { factor: 'passkey', name: 'Old phone' });
 
       const reset = await cli(['user', 'reset-mfa', user.email]);

@@ -4,7 +4,9 @@
  * `{ redirect }`, or `{ error, error_description }` with status 400.
  *
  * - POST /account/passkeys[/options]: add a passkey to the signed-in account; POST /account/passkeys/remove
- *   (a plain form) removes one. The owner is mailed of both.
+ *   (a plain form) removes one. Both ask for the account's password or a current code from its authenticator app
+ *   (`proof`, as the app's removal does: a borrowed signed-in browser must not add a passkey of its own, which
+ *   would sign in by itself, nor remove the owner's). The owner is mailed of both.
  * - POST /login/passkey[/options]: sign in with a passkey alone (discoverable credentials).
  * - POST /login/two-step/passkey[/options]: a passkey of the pending account as the second step.
  *
@@ -32,6 +34,7 @@ import { handOverRecoveryCodes, NEW_RECOVERY_CODES_PATH } from './new-recovery-c
 import type { SecondFactorKeys } from './second-factor-keys.js';
 import { hasSecondFactor, replaceRecoveryCodes } from './second-factors.js';
 import { pageLocale } from '../../http/page-locale.js';
+import { inEnglish } from '../../i18n/translator.js';
 
 /**
  * A passkey alone names no account until it is checked: its failures count per address only (under an
@@ -54,8 +57,23 @@ export function passkeyName(input: unknown): string {
   return name === '' ? 'Passkey' : name;
 }
 
-export function registerAccountPasskeyRoutes(app: FastifyInstance, deps: { storage: Storage; config: Config; mailer: Mailer; keys: SecondFactorKeys; audit: AuditLog }): void {
-  const { storage, config, mailer, keys, audit } = deps;
+/** The password-or-code check of two-step-routes.ts: wrong proofs count in the sign-in throttle. */
+export type ProofResult = 'ok' | 'wrong' | 'throttled';
+
+export interface AccountPasskeyDeps {
+  storage: Storage;
+  config: Config;
+  mailer: Mailer;
+  keys: SecondFactorKeys;
+  audit: AuditLog;
+  /** Whether the request's `proof` is the account's password or a current code (two-step-routes.ts). */
+  proofHolds: (request: FastifyRequest, user: User, now: Date) => Promise<ProofResult>;
+  /** The two-step page again, the refused proof's reason beside the remove form of that passkey. */
+  refuseRemoval: (reply: FastifyReply, user: User, proof: Exclude<ProofResult, 'ok'>, credentialId: string) => Promise<unknown>;
+}
+
+export function registerAccountPasskeyRoutes(app: FastifyInstance, deps: AccountPasskeyDeps): void {
+  const { storage, config, mailer, keys, audit, proofHolds, refuseRemoval } = deps;
 
   app.get('/assets/passkeys.js', async (_request, reply) =>
     reply.type('text/javascript; charset=utf-8').header('cache-control', 'public, max-age=3600').send(PASSKEY_SCRIPT),
@@ -64,9 +82,20 @@ export function registerAccountPasskeyRoutes(app: FastifyInstance, deps: { stora
   app.post('/account/passkeys/options', { preHandler: app.csrfProtection }, async (request, reply) => {
     const current = await requireBrowserSession(storage, config, request, reply);
     if (!current) return reply;
+    const now = new Date();
+    // The proof is asked for here, before any challenge exists: the page script sends the field with `_csrf`.
+    // The error codes tell the script to show the reason beside the field (in the page's words).
+    const proof = await proofHolds(request, current.user, now);
+    if (proof === 'throttled') return reply.code(429).send({ error: 'slow_down', error_description: inEnglish({ key: 'twoStepSettings.proof.throttled' }) });
+    if (proof === 'wrong') return reply.code(400).send({ error: 'invalid_proof', error_description: inEnglish({ key: 'twoStepSettings.proof.wrong' }) });
     const existing = await storage.passkeys.listByUser(current.user.id);
-    return registrationOptions(config, keys, reply, current.user, existing, new Date());
+    return registrationOptions(config, keys, reply, current.user, existing, now);
   });
+
+  // No proof asked again here, and none needed: verifyRegistration accepts only the challenge sealed (encrypted
+  // and authenticated, for the "register" ceremony and this account, for 5 minutes) in the httpOnly cookie that
+  // /options sets, and /options sets it only after the proof. Without a proven /options there is no challenge
+  // to answer, so its check cannot be skipped (test/accounts/passkey-proof.test.ts).
 
   app.post('/account/passkeys', { preHandler: app.csrfProtection }, async (request, reply) => {
     const current = await requireBrowserSession(storage, config, request, reply);
@@ -100,6 +129,8 @@ export function registerAccountPasskeyRoutes(app: FastifyInstance, deps: { stora
     const current = await requireBrowserSession(storage, config, request, reply);
     if (!current) return reply;
     const credentialId = formField(request.body, 'credential_id', 1400);
+    const proof = await proofHolds(request, current.user, new Date());
+    if (proof !== 'ok') return refuseRemoval(reply, current.user, proof, credentialId);
     const passkey = (await storage.passkeys.listByUser(current.user.id)).find((candidate) => candidate.credentialId === credentialId);
     if (passkey && (await storage.passkeys.delete(current.user.id, credentialId))) {
       // Recovery codes are never the only factor: they go with the last one.

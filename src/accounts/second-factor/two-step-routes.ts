@@ -2,7 +2,8 @@
  * Two-step verification (issue 17), the account's side: GET /account/two-step shows the authenticator app and
  * the recovery codes; POST /account/two-step/app turns the app on (confirmed by a first code), …/app/remove
  * turns it off, …/recovery-codes makes a new set. Removing and regenerating ask for the password or a current
- * code. Every form has a CSRF token and works without JavaScript; the owner is mailed of every change.
+ * code, as adding and removing a passkey do (passkey-routes.ts, given `proofHolds` from here). Every form has a
+ * CSRF token and works without JavaScript; the owner is mailed of every change.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { renderSVG } from 'uqr';
@@ -15,7 +16,7 @@ import { RecoveryCodesPage } from '../../views/pages/recovery-codes-page.js';
 import { TWO_STEP_NOTICES, TwoStepPage, type TwoStepField, type TwoStepProblem } from '../../views/pages/two-step-page.js';
 import type { AccountPageDeps } from '../page-deps.js';
 import { SignInThrottle } from '../sign-in-throttle.js';
-import { registerAccountPasskeyRoutes } from './passkey-routes.js';
+import { registerAccountPasskeyRoutes, type ProofResult } from './passkey-routes.js';
 import { NEW_RECOVERY_CODES_PATH, takeRecoveryCodes } from './new-recovery-codes.js';
 import { checkPasswordOrCode, hasSecondFactor, replaceRecoveryCodes } from './second-factors.js';
 import { deriveSecondFactorKeys, totpSecretAssociatedData } from './second-factor-keys.js';
@@ -37,7 +38,7 @@ export function registerTwoStepRoutes(app: FastifyInstance, deps: AccountPageDep
     maxFailuresPerAddress: config.signInMaxFailuresPerAddress,
     windowSeconds: config.signInWindowSeconds,
   });
-  async function proofHolds(request: FastifyRequest, user: User, now: Date): Promise<'ok' | 'wrong' | 'throttled'> {
+  async function proofHolds(request: FastifyRequest, user: User, now: Date): Promise<ProofResult> {
     if (await throttle.isThrottled(user.email, request.ip, now)) return 'throttled';
     if (await checkPasswordOrCode(storage, keys, user, formField(request.body, 'proof', 1024), now)) return 'ok';
     await throttle.recordFailure(user.email, request.ip, now);
@@ -47,7 +48,17 @@ export function registerTwoStepRoutes(app: FastifyInstance, deps: AccountPageDep
     wrong: 'twoStepSettings.proof.wrong',
     throttled: 'twoStepSettings.proof.throttled',
   } as const;
-  registerAccountPasskeyRoutes(app, { storage, config, mailer, keys, audit: deps.audit });
+  registerAccountPasskeyRoutes(app, {
+    storage,
+    config,
+    mailer,
+    keys,
+    audit: deps.audit,
+    proofHolds,
+    // The remove form's own field shows why, as for the app's remove form.
+    refuseRemoval: (reply, user, proof, credentialId) =>
+      renderTwoStep(reply, user, { status: proof === 'throttled' ? 429 : 400, errors: { removePasskeyProof: PROOF_PROBLEMS[proof] }, removingPasskey: credentialId }),
+  });
 
   function newEnrolment(user: User, now: Date, secret = createTotpSecret()) {
     // The authenticator app lists the account under the operator's product name (LATCH_BRAND_NAME).
@@ -60,7 +71,11 @@ export function registerTwoStepRoutes(app: FastifyInstance, deps: AccountPageDep
     };
   }
 
-  async function renderTwoStep(reply: FastifyReply, user: User, extra: { status?: number; errors?: Partial<Record<TwoStepField, TwoStepProblem>>; notice?: keyof typeof TWO_STEP_NOTICES; secret?: string } = {}) {
+  async function renderTwoStep(
+    reply: FastifyReply,
+    user: User,
+    extra: { status?: number; errors?: Partial<Record<TwoStepField, TwoStepProblem>>; notice?: keyof typeof TWO_STEP_NOTICES; secret?: string; removingPasskey?: string } = {},
+  ) {
     const now = new Date();
     const [totp, codes, passkeys] = await Promise.all([
       storage.secondFactors.findTotp(user.id),
@@ -77,6 +92,7 @@ export function registerTwoStepRoutes(app: FastifyInstance, deps: AccountPageDep
         passkeys: passkeys.map((passkey) => ({ credentialId: passkey.credentialId, name: passkey.name, createdAt: passkey.createdAt, lastUsedAt: passkey.lastUsedAt, synced: passkey.backedUp })),
         notice: extra.notice,
         errors: extra.errors ?? {},
+        removingPasskey: extra.removingPasskey,
       }),
     );
   }

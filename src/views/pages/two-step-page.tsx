@@ -1,13 +1,13 @@
 /**
  * "Two-step verification" (/account/two-step): the authenticator app (set it up with a QR code or the secret
- * as text, confirmed by a first code; or remove it) and the recovery codes (how many are left; a new set).
- * Plain forms with CSRF tokens: everything works without JavaScript (docs/protocol-decisions.md "Second
- * factors and passkeys").
+ * as text, confirmed by a first code; or remove it), the recovery codes (how many are left; a new set) and the
+ * passkeys (add one, with the page script; remove one). Every change but turning the app on asks for the password
+ * or a current code (`proof`). Plain forms with CSRF tokens: everything but adding a passkey works without
+ * JavaScript (docs/protocol-decisions.md "Second factors and passkeys").
  */
 import type { ComponentChildren } from 'preact';
 import { CopyableValue, CsrfField, Field } from '../components/field.js';
 import { Notice } from '../components/notice.js';
-import { PostButton } from '../components/post-button.js';
 import { Layout } from '../layout.js';
 import { asPage, useBrandName, useI18n } from '../page-context.js';
 import { PasskeyStatus } from '../components/passkey-status.js';
@@ -19,7 +19,7 @@ export const TWO_STEP_NOTICES = {
 } as const;
 export type TwoStepNotice = keyof typeof TWO_STEP_NOTICES;
 
-export type TwoStepField = 'code' | 'removeProof' | 'regenerateProof';
+export type TwoStepField = 'code' | 'removeProof' | 'regenerateProof' | 'removePasskeyProof';
 /** What went wrong in a field, as a message of the catalogue (told in the page's language). */
 export type TwoStepProblem = 'twoStepSettings.proof.wrong' | 'twoStepSettings.proof.throttled' | 'twoStepSettings.app.wrongCode' | 'twoStepSettings.app.expired';
 
@@ -34,13 +34,25 @@ export interface TwoStepPageProps {
   passkeys: { credentialId: string; name: string; createdAt: Date; lastUsedAt: Date | null; synced: boolean }[];
   notice?: TwoStepNotice | undefined;
   errors?: Partial<Record<TwoStepField, TwoStepProblem>>;
+  /** The passkey whose remove form `errors.removePasskeyProof` belongs to. */
+  removingPasskey?: string | undefined;
 }
 
 /** A form asking for the password or a current code before a change (docs/protocol-decisions.md). */
-function ProofForm(props: { action: string; csrfToken: string; id: string; error: string | undefined; button: string; children?: ComponentChildren }) {
+function ProofForm(props: {
+  action: string;
+  csrfToken: string;
+  id: string;
+  error: string | undefined;
+  button: string;
+  /** A fuller name for the button where several share its text (a Remove for each passkey). */
+  buttonLabel?: string;
+  class?: string;
+  children?: ComponentChildren;
+}) {
   const { t } = useI18n();
   return (
-    <form method="post" action={props.action} novalidate>
+    <form method="post" action={props.action} class={props.class} novalidate>
       <CsrfField token={props.csrfToken} />
       {props.children}
       <Field
@@ -53,7 +65,7 @@ function ProofForm(props: { action: string; csrfToken: string; id: string; error
         error={props.error}
       />
       <div class="actions">
-        <button type="submit" class="secondary">
+        <button type="submit" class="secondary" aria-label={props.buttonLabel}>
           {props.button}
         </button>
       </div>
@@ -128,7 +140,7 @@ export const TwoStepPage = asPage(function TwoStepPage(props: TwoStepPageProps) 
         <p>{t('twoStepSettings.passkeys.lead', { brand })}</p>
         {props.passkeys.length > 0 ? (
           <ul class="plain">
-            {props.passkeys.map((passkey) => (
+            {props.passkeys.map((passkey, index) => (
               <li>
                 <div>
                   <strong>{passkey.name}</strong> <span class="badge">{passkey.synced ? t('twoStepSettings.passkeys.synced') : t('twoStepSettings.passkeys.thisDevice')}</span>
@@ -138,14 +150,17 @@ export const TwoStepPage = asPage(function TwoStepPage(props: TwoStepPageProps) 
                       : t('twoStepSettings.passkeys.addedUnused', { added: dateTime(passkey.createdAt) })}
                   </p>
                 </div>
-                <PostButton
+                <ProofForm
                   action="/account/passkeys/remove"
                   csrfToken={props.csrfToken}
-                  label={t('twoStepSettings.passkeys.remove')}
-                  ariaLabel={t('twoStepSettings.passkeys.removeNamed', { name: passkey.name })}
-                  fields={{ credential_id: passkey.credentialId }}
-                  inline
-                />
+                  id={`remove-passkey-proof-${index + 1}`}
+                  error={props.removingPasskey === passkey.credentialId ? errors.removePasskeyProof : undefined}
+                  button={t('twoStepSettings.passkeys.remove')}
+                  buttonLabel={t('twoStepSettings.passkeys.removeNamed', { name: passkey.name })}
+                  class="passkey-remove"
+                >
+                  <input type="hidden" name="credential_id" value={passkey.credentialId} />
+                </ProofForm>
               </li>
             ))}
           </ul>
@@ -159,8 +174,20 @@ export const TwoStepPage = asPage(function TwoStepPage(props: TwoStepPageProps) 
           </p>
           <input id="passkey-name" type="text" maxLength={60} aria-describedby="passkey-name-hint" />
         </div>
+        {/* Sent with the request for the options (views/passkey-script.ts), which shows a refusal's reason beside it. */}
+        <Field id="add-passkey-proof" name="proof" type="password" label={t('twoStepSettings.proof')} autocomplete="current-password" required />
         <div class="actions">
-          <button type="button" data-passkey="register" data-action="/account/passkeys" data-name-input="passkey-name" data-status="passkey-status" hidden>
+          <button
+            type="button"
+            data-passkey="register"
+            data-action="/account/passkeys"
+            data-name-input="passkey-name"
+            data-proof-input="add-passkey-proof"
+            data-say-proof-wrong={t('twoStepSettings.proof.wrong')}
+            data-say-proof-throttled={t('twoStepSettings.proof.throttled')}
+            data-status="passkey-status"
+            hidden
+          >
             {t('twoStepSettings.passkeys.add')}
           </button>
         </div>
