@@ -1,5 +1,5 @@
 /**
- * `npm run profile -- c|d1|d2|d3|g|h [seconds]`: one scenario against Latch alone, with Latch under
+ * `npm run profile -- c|d1|d2|d3|e|g|h [seconds]`: one scenario against Latch alone, with Latch under
  * `node --cpu-prof`, then a summary of where its time went. At saturation, or at a fixed offered load with
  * BENCH_RATE=<requests a second> (open loop, as the bench's fixed-load runs). The .cpuprofile is kept in bench/results/profiles/
  * (open it in Chrome DevTools or speedscope for the flame graph). BENCH_DATABASE=postgres runs Latch on a fresh database of
@@ -8,7 +8,8 @@
 import { mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
-import { buildRequest, runRequests } from './lib/http-load.mjs';
+import { buildRequest, runRequests, runVirtualUsers } from './lib/http-load.mjs';
+import { authorizePath, fullFlow, pkcePair, walkToRedirectUri } from './lib/flows.mjs';
 import { basicAuthorization, BENCH_DIR, codeExchanges, ensureLatchBuilt, HOST, mintLatch, setUpLatchData, startLatch } from './lib/latch.mjs';
 import { cpuMilliseconds, stopProcess } from './lib/processes.mjs';
 import { summarizeProfile } from './lib/profile-summary.mjs';
@@ -60,11 +61,22 @@ try {
       buildRequest({ method: 'POST', path: '/oauth2/introspect', host, headers: { Authorization: authorization, 'Content-Type': 'application/x-www-form-urlencoded' }, body: `token=${token}&token_type_hint=access_token` }),
     );
     next = (i) => requests[i % requests.length];
-  } else {
-    throw new Error(`unknown scenario ${scenario}; use c, d1, d2, d3, g or h`);
+  } else if (scenario !== 'e') {
+    throw new Error(`unknown scenario ${scenario}; use c, d1, d2, d3, e, g or h`);
   }
   const cpuBefore = cpuMilliseconds(latch.pid);
-  const result = await runRequests({ host: HOST, port: latch.port, connections, durationMs: seconds * 1000, next, ratePerSecond });
+  // (e): the full flow with 8 virtual users, signed in and consented before the clock starts (run.mjs's e).
+  const result =
+    scenario === 'e'
+      ? await runVirtualUsers({
+          host: HOST,
+          port: latch.port,
+          users: 8,
+          durationMs: seconds * 1000,
+          setup: (agent) => walkToRedirectUri(agent, authorizePath(setup.es256.clientId, pkcePair(), 'openid profile')),
+          flow: (agent) => fullFlow(agent, setup.es256, 'openid profile'),
+        })
+      : await runRequests({ host: HOST, port: latch.port, connections, durationMs: seconds * 1000, next, ratePerSecond });
   const cpuMs = cpuMilliseconds(latch.pid) - cpuBefore;
   log(`${scenario}${ratePerSecond ? ` at ${ratePerSecond}/s` : ''}: ${result.rps.toFixed(0)} req/s, p50 ${result.p50.toFixed(2)} ms, p99 ${result.p99.toFixed(2)} ms, errors ${result.errors}${result.errorSamples[0] ? ` (${result.errorSamples[0]})` : ''}, ${(cpuMs / result.requests).toFixed(3)} ms CPU/request${result.exhausted ? ' (code pool ran out)' : ''}`);
 } finally {

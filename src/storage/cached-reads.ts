@@ -66,10 +66,19 @@ export class SignalledCache<T> {
 /** No signal ever reads as this: what a read in flight tagged before an invalidation cannot be cached under. */
 const INVALIDATED = -1n;
 
+/** How many just-issued access tokens a process keeps (CachedReads.issuedTokens). */
+export const ISSUED_TOKENS_KEPT = 256;
+
 /** The caches of one database in one process, and the signal they share. */
 export class CachedReads {
   /** Keyed by token hash: about 1 KiB an entry. Expiry is the caller's to check on each hit. */
   readonly activeTokens: SignalledCache<{ token: AccessToken; user: User }>;
+  /**
+   * The access tokens this process has just issued (cached-storage.ts cacheIssuedAccessTokens), keyed by token
+   * hash: few, so that an entry is gone before V8 would promote it to its old space (a userinfo request comes
+   * right after its exchange, or the token is read from the database as any other).
+   */
+  readonly issuedTokens: SignalledCache<{ token: AccessToken; user: User }>;
   /** Keyed by client id. */
   readonly clients: SignalledCache<Client>;
   /** Keyed by user id. */
@@ -83,11 +92,12 @@ export class CachedReads {
 
   constructor(private readonly invalidation: InvalidationSignal) {
     this.activeTokens = new SignalledCache(this, 10_000);
+    this.issuedTokens = new SignalledCache(this, ISSUED_TOKENS_KEPT);
     this.clients = new SignalledCache(this, 1_000);
     this.users = new SignalledCache(this, 10_000);
     this.browserSessions = new SignalledCache(this, 10_000);
     this.consents = new SignalledCache(this, 10_000);
-    this.caches = [this.activeTokens, this.clients, this.users, this.browserSessions, this.consents];
+    this.caches = [this.activeTokens, this.issuedTokens, this.clients, this.users, this.browserSessions, this.consents];
   }
 
   /** The signal to pass to get() and, after reading the database, to set(). */

@@ -267,5 +267,5 @@ export async function openStorage(databaseUrl: string, options: OpenStorageOptio
     };
   }
   const repositories = bindRepositories(db, executor, dialect, close);
-  return Object.assign(signal ? createCachedStorage(repositories, signal) : repositories, { db, signal, ...(opened.poolStats && { poolStats: opened.poolStats }) });
+  return Object.assign(signal ? createCachedStorage(repositories, signal, { cacheIssuedAccessTokens: repositories.dialect === 'postgres' }) : repositories, { db, signal, ...(opened.poolStats && { poolStats: opened.poolStats }) });
 }

@@ -252,6 +252,46 @@ describe('PostgreSQL storage with caches (two storages on one schema, as two pro
     }
   });
 
+  test('the access token of an exchange is answered from the issuing process’s memory as the database would, and a revocation by another process is heard at once', async () => {
+    const schema = await createTestSchema();
+    const options = { postgresSchema: schema.name, cacheMaxStalenessMs: 500, poolSize: 2 };
+    const issuer = await openStorage(POSTGRES_TEST_URL, options);
+    const other = await openStorage(POSTGRES_TEST_URL, { ...options, migrate: false });
+    try {
+      await untilTrusted(issuer.signal!, 'the issuer trusts its caches');
+      await untilTrusted(other.signal!, 'the other process trusts its caches');
+      const now = new Date();
+      const user = await issuer.users.insert({ email: 'ada@example.com', emailVerified: true, name: 'Ada', avatarUrl: null, passwordHash: 'x' }, now);
+      assert.ok(user);
+      await issuer.clients.insert(
+        { clientId: 'app', name: 'App', secretHash: 'h', previousSecretHash: null, previousSecretExpiresAt: null, redirectUris: ['https://app.example.com/cb'], ownerUserId: null, homepageUrl: null, logoUrl: null },
+        now,
+      );
+      await issuer.authorizationCodes.insert({
+        codeHash: 'code-1', grantId: 'grant-1', clientId: 'app', userId: user.id, redirectUri: 'https://app.example.com/cb', scope: ['openid', 'profile'],
+        nonce: null, codeChallenge: null, authTime: now, createdAt: now, expiresAt: new Date(now.getTime() + 60_000),
+      });
+      // The token response reads the user (cached), as the token endpoint does before it answers.
+      assert.ok(await issuer.users.findById(user.id));
+      // Times with milliseconds, as the token endpoint makes them: stored (and so answered) in whole seconds.
+      const token = { tokenHash: 'token-1', createdAt: new Date(now.getTime() + 123), expiresAt: new Date(now.getTime() + 3_600_456) };
+      const code = await issuer.tokens.redeemCode({ codeHash: 'code-1', clientId: 'app', redirectUri: 'https://app.example.com/cb', codeChallenge: null }, token, now);
+      assert.equal(code?.grantId, 'grant-1');
+      // Stop the issuer's connections from answering reads: what it answers now comes from its memory.
+      await runAdminSql(`set session_replication_role = replica; update ${schema.name}.access_tokens set scope = 'unannounced' where token_hash = 'token-1'`);
+      const fromMemory = await issuer.tokens.findActiveWithUser('token-1', now);
+      await runAdminSql(`set session_replication_role = replica; update ${schema.name}.access_tokens set scope = 'openid profile' where token_hash = 'token-1'`);
+      assert.deepEqual(fromMemory, await other.tokens.findActiveWithUser('token-1', now), 'the same answer as the database’s');
+      assert.deepEqual(fromMemory?.token.scope, ['openid', 'profile'], 'from memory: the unannounced change is not seen');
+      await other.tokens.revokeByGrant('grant-1', now);
+      await eventually(async () => (await issuer.tokens.findActiveWithUser('token-1', now)) === null, 'the revocation reaches the issuer', 2000);
+    } finally {
+      await other.close();
+      await issuer.close();
+      await schema.drop();
+    }
+  });
+
   test('without the setting nothing is cached on PostgreSQL', async () => {
     const schema = await createTestSchema();
     const storage = await openStorage(POSTGRES_TEST_URL, { postgresSchema: schema.name, poolSize: 1 });
