@@ -186,6 +186,20 @@ for (const database of ['sqlite', 'postgres'] as const) {
         assert.equal(read.body.client_name, spaMetadata.client_name);
       });
 
+      test('a client_name with a text-direction override or a control character is invalid_client_metadata: the consent page must show the name as stored', async () => {
+        const clientsBefore = await countRows(server, 'clients');
+        // "\u202e" turns "Bank Example" (as stored: "Example knaB" after it) into another name on the screen.
+        for (const name of ['Example \u202eknaB', 'Example\u2066 App', 'Line\nBreak', 'Bell\u0007']) {
+          const response = await register(server, { ...spaMetadata, client_name: name });
+          assert.equal(response.status, 400, `${JSON.stringify(name)}: ${response.text}`);
+          assert.equal(response.body.error, 'invalid_client_metadata');
+          assert.match(response.body.error_description, /control characters or invisible text-direction marks/);
+        }
+        assert.equal(await countRows(server, 'clients'), clientsBefore, 'nothing registered');
+        // Letters of every script, accents and emoji stay welcome.
+        assert.equal((await register(server, { ...spaMetadata, client_name: 'Ünïcode 日本 مرحبا 🚀' })).status, 201);
+      });
+
       test('RFC 7592: the registration access token reads, replaces and deletes; a wrong one is 401 invalid_token', async () => {
         const created = (await register(server, spaMetadata)).body;
         const uri = created.registration_client_uri as string;

@@ -594,6 +594,7 @@ export const de: Catalogue = {
   'rules.redirectUris.tooMany': 'Höchstens {max} Weiterleitungs-URIs pro Client',
   'rules.clientName.empty': 'Der Name der App darf nicht leer sein',
   'rules.clientName.tooLong': 'Der Name der App darf höchstens {max} Zeichen lang sein',
+  'rules.clientName.invisibleCharacters': 'Der Name der App darf keine Steuerzeichen und keine unsichtbaren Zeichen für die Schreibrichtung enthalten (mit ihnen kann ein Name wie der einer anderen App aussehen)',
   'rules.appUrl.subject.homepage': 'Die Website-URL',
   'rules.appUrl.subject.logo': 'Die Logo-URL',
   'rules.appUrl.subject.policy': 'Die URL der Datenschutzerklärung',

@@ -617,6 +617,7 @@ export const en = {
   'rules.redirectUris.tooMany': 'At most {max} redirect URIs per client',
   'rules.clientName.empty': 'Client name must not be empty',
   'rules.clientName.tooLong': 'Client name must be at most {max} characters',
+  'rules.clientName.invisibleCharacters': 'Client name must not contain control characters or invisible text-direction marks (they can make a name read as another app’s)',
   'rules.appUrl.subject.homepage': 'Homepage URL',
   'rules.appUrl.subject.logo': 'Logo URL',
   'rules.appUrl.subject.policy': 'Privacy policy URL',
