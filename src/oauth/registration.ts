@@ -70,6 +70,10 @@ async function checkRegistrationAllowed(request: FastifyRequest, config: Config,
     throw new AccessDenied('Dynamic client registration is off on this server (LATCH_REGISTRATION=off): ask its operator to register your app, or to turn registration on');
   }
   if (config.registration === 'token') {
+    // No header at all: say which token (the userinfo wording, "an access token", would send people to the wrong one).
+    if ((request.headers.authorization ?? '').trim() === '') {
+      throw new InvalidToken('Registration on this server needs an initial access token from its operator: send it as Authorization: Bearer <initial access token> (RFC 7591, section 3)', false);
+    }
     const presentedHash = hashSecret(extractAccessToken(request));
     const fromEnvironment = config.registrationToken !== null && hashesEqual(presentedHash, hashSecret(config.registrationToken));
     if (!fromEnvironment && !(await storage.registrationTokens.findUsable(presentedHash, new Date()))) {

@@ -362,6 +362,7 @@ for (const database of ['sqlite', 'postgres'] as const) {
         const without = await register(server, confidential);
         assert.equal(without.status, 401);
         assert.match(without.headers.get('www-authenticate') ?? '', /^Bearer/);
+        assert.match(without.body.error_description, /needs an initial access token from its operator: send it as Authorization: Bearer <initial access token>/);
         const wrong = await register(server, confidential, { authorization: 'Bearer not-the-token' });
         assert.equal(wrong.status, 401);
         assert.equal(wrong.body.error, 'invalid_token');
