@@ -79,6 +79,8 @@ export async function deleteExpiredRecords(
   await inBatches((limit) => storage.browserSessions.deleteExpired(now, limit), batchRows);
   await inBatches((limit) => storage.clientEvents.deleteBefore(seconds(CLIENT_EVENT_RETENTION_SECONDS), limit), batchRows);
   await inBatches((limit) => storage.emailLinks.deleteExpired(now, limit), batchRows);
+  // Tried WebAuthn challenges, once the cookie that carried each has expired (nothing can present them any more).
+  await inBatches((limit) => storage.webauthnChallenges.deleteExpired(now, limit), batchRows);
   await inBatches((limit) => storage.outbox.deleteBefore(seconds(OUTBOX_RETENTION_SECONDS), limit), batchRows);
   await storage.signingKeys.deleteRetired(seconds(RETIRED_SIGNING_KEY_RETENTION_SECONDS));
   await inBatches((limit) => storage.auditEvents.deleteBefore(seconds((config.auditRetentionDays ?? 90) * 86400), limit), batchRows);

@@ -130,6 +130,8 @@ export const METHOD_EFFECTS: MethodEffects = {
   },
   // Read only at a passkey ceremony and on the account's pages, from the database.
   passkeys: { insert: 'keeps cached reads', findByCredentialId: 'read', listByUser: 'read', recordUse: 'keeps cached reads', delete: 'keeps cached reads' },
+  // A table no cached read selects: a challenge's use is decided by the database alone, in every process.
+  webauthnChallenges: { markUsed: 'keeps cached reads', deleteExpired: 'keeps cached reads' },
   // Read by the audit log (which keeps the subscriptions a moment itself) and the command line, from the database.
   webhooks: { insert: 'keeps cached reads', findById: 'read', list: 'read', listSubscriptions: 'read', delete: 'keeps cached reads' },
   // Read at registration only, never cached: a revoked token stops working at once.
@@ -274,6 +276,7 @@ export function createCachedStorage(inner: Storage, signal: InvalidationSignal, 
     auditEvents: wrap('auditEvents'),
     secondFactors: wrap('secondFactors'),
     passkeys: wrap('passkeys'),
+    webauthnChallenges: wrap('webauthnChallenges'),
     webhooks: wrap('webhooks'),
     webhookDeliveries: wrap('webhookDeliveries'),
     registrationTokens: wrap('registrationTokens'),

@@ -54,6 +54,9 @@ export const COPY_PLAN: readonly CopiedTable[] = [
   { table: 'recovery_codes', key: ['user_id', 'code_hash'] },
   // Public keys only: nothing to decrypt.
   { table: 'passkeys', key: ['credential_id'] },
+  // WebAuthn challenges already tried (hashes only): copied so that one tried just before the copy stays spent on
+  // the target while its 5-minute cookie lives (WebAuthn Level 2 §13.4.3).
+  { table: 'used_webauthn_challenges', key: ['challenge_hash'] },
   // Webhook secrets stay encrypted under LATCH_SECRET: the same secret on the target. Pending deliveries carry
   // over like back-channel ones; finished ones are the delivery log.
   { table: 'webhooks', key: ['id'] },

@@ -130,7 +130,7 @@ export async function readPostgresConnectionLimits(db: Kysely<Database>): Promis
 }
 
 /** The tables the periodic cleanup (server.ts deleteExpiredRecords) deletes expired rows from. */
-export const EXPIRING_TABLES = ['authorization_codes', 'access_tokens', 'refresh_tokens', 'browser_sessions', 'email_links', 'device_authorizations'] as const;
+export const EXPIRING_TABLES = ['authorization_codes', 'access_tokens', 'refresh_tokens', 'browser_sessions', 'email_links', 'device_authorizations', 'used_webauthn_challenges'] as const;
 export type ExpiringTable = (typeof EXPIRING_TABLES)[number];
 
 export interface ExpiryCutoffs {

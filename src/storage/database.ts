@@ -281,6 +281,13 @@ export interface GrantResourcesTable {
   created_at: number;
 }
 
+/** WebAuthn challenges already tried (migration 2026_11_28_0000): hashes only, kept until their cookie expired. */
+export interface UsedWebauthnChallengesTable {
+  /** hashSecret of the challenge (base64url, as the library made it). */
+  challenge_hash: string;
+  expires_at: number;
+}
+
 /** Device authorization requests (RFC 8628; migration 2026_11_25_0500): hashes of the codes only. */
 export interface DeviceAuthorizationsTable {
   /** hashTimeOrderedSecret of the device_code. */
@@ -389,6 +396,7 @@ export interface Database {
   webhooks: WebhooksTable;
   registration_tokens: RegistrationTokensTable;
   device_authorizations: DeviceAuthorizationsTable;
+  used_webauthn_challenges: UsedWebauthnChallengesTable;
   resource_servers: ResourceServersTable;
   grant_resources: GrantResourcesTable;
   webhook_deliveries: WebhookDeliveriesTable;

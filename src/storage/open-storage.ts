@@ -19,6 +19,7 @@ import { createAuthorizationCodeRepository } from './repositories/authorization-
 import { createAvatarImageRepository } from './repositories/avatar-images.js';
 import { createSecondFactorRepository } from './repositories/second-factors.js';
 import { createPasskeyRepository } from './repositories/passkeys.js';
+import { createWebauthnChallengeRepository } from './repositories/webauthn-challenges.js';
 import { createBackchannelLogoutDeliveryRepository } from './repositories/backchannel-logout-deliveries.js';
 import { createRegistrationTokenRepository } from './repositories/registration-tokens.js';
 import { createDeviceAuthorizationRepository } from './repositories/device-authorizations.js';
@@ -215,6 +216,7 @@ export function bindRepositories(db: Kysely<Database>, executor: QueryExecutor, 
     auditEvents: createAuditEventRepository(db, executor),
     secondFactors: createSecondFactorRepository(db),
     passkeys: createPasskeyRepository(db),
+    webauthnChallenges: createWebauthnChallengeRepository(db),
     webhooks: createWebhookRepository(db),
     registrationTokens: createRegistrationTokenRepository(db),
     deviceAuthorizations: createDeviceAuthorizationRepository(db),

@@ -791,6 +791,21 @@ export interface PasskeyRepository {
   delete(userId: number, credentialId: string): Promise<boolean>;
 }
 
+/**
+ * The WebAuthn challenges already tried, by hash: each serves one ceremony only (WebAuthn Level 2 §13.4.3), in every
+ * process, though the challenge itself lives in the browser's sealed cookie (accounts/second-factor/passkeys.ts).
+ */
+export interface WebauthnChallengeRepository {
+  /**
+   * Records the challenge with this hash as used, kept until `expiresAt` (when its cookie expires): true for the
+   * first use, false when it was used already. One insert that does nothing on conflict, so of two concurrent
+   * uses, even in two processes, exactly one is told true.
+   */
+  markUsed(challengeHash: string, expiresAt: Date): Promise<boolean>;
+  /** Deletes what expired before `before`; with `limit`, at most that many rows (call again while it returns `limit`). */
+  deleteExpired(before: Date, limit?: number): Promise<number>;
+}
+
 /** Authenticator apps and recovery codes (issue 17). */
 export interface SecondFactorRepository {
   findTotp(userId: number): Promise<TotpAuthenticator | null>;
@@ -930,6 +945,7 @@ export interface Storage {
   auditEvents: AuditEventRepository;
   secondFactors: SecondFactorRepository;
   passkeys: PasskeyRepository;
+  webauthnChallenges: WebauthnChallengeRepository;
   webhooks: WebhookRepository;
   webhookDeliveries: WebhookDeliveryRepository;
   registrationTokens: RegistrationTokenRepository;

@@ -91,7 +91,8 @@ describe('passkeys in a real browser', () => {
     assert.deepEqual(await latch.storage.passkeys.listByUser(user.id), [], 'no passkey stored');
     assert.deepEqual((await cdp.send('WebAuthn.getCredentials', { authenticatorId })).credentials, [], 'no credential made');
     await proof.fill(password);
-    await page.getByRole('button', { name: 'Add a passkey' }).click();
+    // Enter in the field presses "Add a passkey", as Enter in a form's field submits it.
+    await proof.press('Enter');
     // The first second factor: two-step verification is on, and the recovery codes are shown, once.
     await page.waitForURL(`${origin}/account/two-step/new-recovery-codes`);
     await page.getByRole('heading', { name: 'Two-step verification is on' }).waitFor();
@@ -191,6 +192,37 @@ describe('passkeys in a real browser', () => {
     assert.match(await page.locator('body').innerText(), /grace@example\.com/);
     const [stored] = await latch.storage.passkeys.listByUser(user.id);
     assert.ok(stored?.lastUsedAt, 'last used time recorded');
+  });
+
+  browserTest('a captured passkey sign-in (challenge cookie and signed answer) sent again is refused: no second session (WebAuthn Level 2 §13.4.3)', async () => {
+    // The passkey made a synced one, whose signature counter stays 0 (so the counter check cannot tell a replay):
+    // Chromium's virtual authenticator adds one at every assertion, so the credential goes back in with a count of
+    // -1 (its next assertion says 0, checked below), and Latch's stored counter back to 0.
+    const [credential] = (await cdp.send('WebAuthn.getCredentials', { authenticatorId })).credentials;
+    assert.ok(credential);
+    await cdp.send('WebAuthn.removeCredential', { authenticatorId, credentialId: credential.credentialId });
+    await cdp.send('WebAuthn.addCredential', { authenticatorId, credential: { ...credential, signCount: -1 } });
+    const [stored] = await latch.storage.passkeys.listByUser(user.id);
+    assert.ok(stored && (await latch.storage.passkeys.recordUse(stored.credentialId, stored.counter, { counter: 0, backedUp: true, at: new Date() })));
+    await context.clearCookies();
+    await page.goto(`${origin}/login?return_to=%2Faccount`);
+    const answer = page.waitForRequest((request) => request.url() === `${origin}/login/passkey` && request.method() === 'POST');
+    await page.getByRole('button', { name: 'Sign in with a passkey' }).click();
+    await page.waitForURL(`${origin}/account`);
+    // What crossed the network: the cookies (the sealed challenge among them) and the JSON the page script posted.
+    const captured = await answer;
+    const cookie = (await captured.allHeaders()).cookie ?? '';
+    assert.match(cookie, /(^|; )latch_webauthn=/, 'the challenge cookie went with the answer');
+    const body = captured.postData() ?? '';
+    assert.match(body, /"credential"/);
+    assert.equal((await latch.storage.passkeys.listByUser(user.id))[0]?.counter, 0, 'the captured answer carries counter 0');
+    const sessionsBefore = (await latch.storage.browserSessions.listByUser(user.id, new Date())).length;
+    // Sent again as it was, within the cookie's 5 minutes: only the server's record of the used challenge tells.
+    const replay = await fetch(`${origin}/login/passkey`, { method: 'POST', headers: { 'content-type': 'application/json', cookie }, body });
+    assert.equal(replay.status, 400);
+    assert.deepEqual(await replay.json(), { error: 'invalid_request', error_description: 'This passkey request has expired. Try again.' });
+    assert.ok(!replay.headers.getSetCookie().some((set) => set.startsWith('latch_session=')), 'no session cookie');
+    assert.equal((await latch.storage.browserSessions.listByUser(user.id, new Date())).length, sessionsBefore, 'no new session');
   });
 
   browserTest('a passkey that cannot verify the user (UV off) is refused, with the reason on the page', async () => {

@@ -993,6 +993,59 @@ export function defineRepositorySuite(label: string, open: () => Promise<SuiteDa
       });
     });
 
+    describe('used WebAuthn challenges', () => {
+      // Single use on the server (WebAuthn Level 2 §13.4.3): the challenge itself lives in the browser's cookie.
+      const challengeHash = () => `challenge-${unique()}`;
+
+      test('markUsed: true for the first use of a challenge, false for every later one', async () => {
+        const hash = challengeHash();
+        assert.equal(await storage.webauthnChallenges.markUsed(hash, LATER), true);
+        assert.equal(await storage.webauthnChallenges.markUsed(hash, LATER), false);
+        assert.equal(await storage.webauthnChallenges.markUsed(hash, FAR_FUTURE), false);
+        assert.equal(await storage.webauthnChallenges.markUsed(challengeHash(), LATER), true);
+      });
+
+      test('race: concurrent uses of one challenge from two independent connections, exactly one wins', async () => {
+        const another = await database.openAnother();
+        try {
+          for (let round = 0; round < 5; round++) {
+            const hash = challengeHash();
+            const results = await Promise.all(
+              Array.from({ length: 8 }, (_, i) => (i % 2 === 0 ? storage : another).webauthnChallenges.markUsed(hash, FAR_FUTURE)),
+            );
+            assert.equal(results.filter((first) => first).length, 1, `round ${round}`);
+          }
+        } finally {
+          await another.close();
+        }
+      });
+
+      test('deleteExpired removes only the records that expired before the cutoff, in batches of `limit`', async () => {
+        // Whatever earlier tests left expired goes first, so that the counts below are this test's own.
+        while ((await storage.webauthnChallenges.deleteExpired(NOW, 100)) > 0);
+        const expired = Array.from({ length: 3 }, challengeHash);
+        const live = challengeHash();
+        for (const hash of expired) assert.equal(await storage.webauthnChallenges.markUsed(hash, EARLIER), true);
+        assert.equal(await storage.webauthnChallenges.markUsed(live, LATER), true);
+        assert.equal(await storage.webauthnChallenges.deleteExpired(NOW, 2), 2);
+        assert.equal(await storage.webauthnChallenges.deleteExpired(NOW, 2), 1);
+        assert.equal(await storage.webauthnChallenges.deleteExpired(NOW, 2), 0);
+        // The live record still refuses its challenge; an expired one is gone (its cookie can no longer carry it).
+        assert.equal(await storage.webauthnChallenges.markUsed(live, LATER), false);
+        for (const hash of expired) assert.equal(await storage.webauthnChallenges.markUsed(hash, EARLIER), true);
+      });
+
+      test('the periodic cleanup (deleteExpiredRecords) deletes expired records and keeps live ones', async () => {
+        const expired = Array.from({ length: 4 }, challengeHash);
+        const live = challengeHash();
+        for (const hash of expired) await storage.webauthnChallenges.markUsed(hash, EARLIER);
+        await storage.webauthnChallenges.markUsed(live, FAR_FUTURE);
+        await deleteExpiredRecords(storage, { refreshTokenReuseGraceSeconds: 60 }, NOW, 3);
+        assert.equal(await storage.webauthnChallenges.markUsed(live, FAR_FUTURE), false);
+        for (const hash of expired) assert.equal(await storage.webauthnChallenges.markUsed(hash, EARLIER), true);
+      });
+    });
+
     describe('signing keys', () => {
       const key = (alg: 'RS256' | 'ES256', activatesAt: Date) => ({
         kid: `kid-${unique()}`,

@@ -104,7 +104,7 @@ export function registerAccountPasskeyRoutes(app: FastifyInstance, deps: Account
     const now = new Date();
     let passkey;
     try {
-      passkey = await verifyRegistration(config, keys, request, reply, current.user, body.credential, passkeyName(body.name), now);
+      passkey = await verifyRegistration(config, keys, storage.webauthnChallenges, request, reply, current.user, body.credential, passkeyName(body.name), now);
     } catch (error) {
       if (!(error instanceof PasskeyRefused)) throw error;
       request.log.info({ event: 'passkey_refused', userId: current.user.id, reason: (error.cause as Error | undefined)?.message }, 'passkey registration refused');
@@ -201,7 +201,7 @@ export function registerPasskeySignInRoutes(app: FastifyInstance, deps: PasskeyS
     }
     let verified;
     try {
-      verified = await verifyAuthentication(config, keys, request, reply, 'sign-in', body.credential, findPasskey, now);
+      verified = await verifyAuthentication(config, keys, storage.webauthnChallenges, request, reply, 'sign-in', body.credential, findPasskey, now);
     } catch (error) {
       return refused(request, reply, error, null, now);
     }
@@ -232,7 +232,7 @@ export function registerPasskeySignInRoutes(app: FastifyInstance, deps: PasskeyS
     }
     let verified;
     try {
-      verified = await verifyAuthentication(config, keys, request, reply, 'second-factor', ((request.body ?? {}) as Record<string, unknown>).credential, findPasskey, now);
+      verified = await verifyAuthentication(config, keys, storage.webauthnChallenges, request, reply, 'second-factor', ((request.body ?? {}) as Record<string, unknown>).credential, findPasskey, now);
     } catch (error) {
       return refused(request, reply, error, pending.user.email, now);
     }

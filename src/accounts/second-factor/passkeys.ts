@@ -9,15 +9,19 @@
  * - The user handle is 32 bytes derived from the account id under a key from LATCH_SECRET: stable (an
  *   authenticator replaces its own passkey for the account instead of adding a second), not the email.
  * - Attestation `none`: Latch does not restrict authenticator models.
- * - Challenges are 32 random bytes (the library's), kept sealed in a 5-minute cookie bound to the ceremony.
+ * - Challenges are 32 random bytes (the library's), kept sealed in a 5-minute cookie bound to the ceremony, and
+ *   single-use on the server: a challenge is recorded as tried (its hash, in the database, so in every process)
+ *   before its answer is checked, and refused when already tried (WebAuthn Level 2 §13.4.3). The cookie alone could
+ *   be sent again with a captured answer while it lives, and a synced passkey's counter (0) would not tell.
  * - Counter: the library refuses a counter that did not grow when either is above zero (a cloned
  *   authenticator); synced passkeys report 0 forever and are accepted.
  */
 import { createHmac } from 'node:crypto';
+import { hashSecret } from '../../crypto/secrets.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AuthenticationResponseJSON, RegistrationResponseJSON } from '@simplewebauthn/server';
 import type { Config } from '../../config.js';
-import type { Passkey, User } from '../../storage/storage.js';
+import type { Passkey, User, WebauthnChallengeRepository } from '../../storage/storage.js';
 import type { SecondFactorKeys } from './second-factor-keys.js';
 import { openState, sealState } from './sealed-state.js';
 
@@ -50,11 +54,26 @@ function rememberChallenge(config: Config, keys: SecondFactorKeys, reply: Fastif
   reply.setCookie(ceremonyCookie(config), sealed, { httpOnly: true, sameSite: 'strict', secure: config.secureCookies, path: '/', maxAge: CEREMONY_TTL_SECONDS });
 }
 
-/** The challenge of this browser's ceremony (and for whom it was made), cleared: each is tried once. */
-function takeChallenge(config: Config, keys: SecondFactorKeys, request: FastifyRequest, reply: FastifyReply, ceremony: Ceremony, now: Date): { challenge: string; userId: number | null } | null {
+/**
+ * The challenge of this browser's ceremony (and for whom it was made), spent: the cookie is cleared, and the
+ * challenge is recorded as used on the server, until the cookie would have expired. Null when there is none, it
+ * expired, or it was used already (a captured cookie sent again with a captured answer): each challenge is tried
+ * once, whatever the outcome (WebAuthn Level 2 §13.4.3).
+ */
+async function takeChallenge(
+  config: Config,
+  keys: SecondFactorKeys,
+  challenges: WebauthnChallengeRepository,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  ceremony: Ceremony,
+  now: Date,
+): Promise<{ challenge: string; userId: number | null } | null> {
   const state = openState(keys.pendingState, `webauthn ${ceremony}`, request.cookies[ceremonyCookie(config)], now);
   reply.clearCookie(ceremonyCookie(config), { path: '/', secure: config.secureCookies, httpOnly: true, sameSite: 'strict' });
-  if (!state || typeof state.c !== 'string') return null;
+  if (!state || typeof state.c !== 'string' || typeof state.exp !== 'number') return null;
+  // Only its hash is stored: the record names a challenge without holding it.
+  if (!(await challenges.markUsed(hashSecret(state.c), new Date(state.exp)))) return null;
   return { challenge: state.c, userId: typeof state.u === 'number' ? state.u : null };
 }
 
@@ -79,8 +98,18 @@ export async function registrationOptions(config: Config, keys: SecondFactorKeys
 export class PasskeyRefused extends Error {}
 
 /** Checks a new passkey for `user`; returns it ready to store (named `name`), or throws PasskeyRefused. */
-export async function verifyRegistration(config: Config, keys: SecondFactorKeys, request: FastifyRequest, reply: FastifyReply, user: User, response: unknown, name: string, now: Date): Promise<Passkey> {
-  const remembered = takeChallenge(config, keys, request, reply, 'register', now);
+export async function verifyRegistration(
+  config: Config,
+  keys: SecondFactorKeys,
+  challenges: WebauthnChallengeRepository,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  user: User,
+  response: unknown,
+  name: string,
+  now: Date,
+): Promise<Passkey> {
+  const remembered = await takeChallenge(config, keys, challenges, request, reply, 'register', now);
   if (!remembered || remembered.userId !== user.id) throw new PasskeyRefused('This passkey request has expired. Try again.');
   const { rpID, origin } = relyingParty(config);
   let verification;
@@ -131,6 +160,7 @@ export async function authenticationOptions(config: Config, keys: SecondFactorKe
 export async function verifyAuthentication(
   config: Config,
   keys: SecondFactorKeys,
+  challenges: WebauthnChallengeRepository,
   request: FastifyRequest,
   reply: FastifyReply,
   ceremony: 'sign-in' | 'second-factor',
@@ -138,7 +168,7 @@ export async function verifyAuthentication(
   find: (credentialId: string) => Promise<Passkey | null>,
   now: Date,
 ): Promise<{ passkey: Passkey; counter: number; backedUp: boolean }> {
-  const remembered = takeChallenge(config, keys, request, reply, ceremony, now);
+  const remembered = await takeChallenge(config, keys, challenges, request, reply, ceremony, now);
   if (!remembered) throw new PasskeyRefused('This passkey request has expired. Try again.');
   const credentialId = (response as { id?: unknown } | null)?.id;
   const passkey = typeof credentialId === 'string' && credentialId.length <= 1400 ? await find(credentialId) : null;

@@ -17,7 +17,7 @@ describe('expiryCutoffs', () => {
     const cutoffs = expiryCutoffs(NOW);
     assert.equal(cutoffs.authorization_codes.due.getTime(), NOW.getTime() - DAY);
     assert.equal(cutoffs.authorization_codes.overdue.getTime(), NOW.getTime() - DAY - 20 * 60_000);
-    for (const table of ['access_tokens', 'refresh_tokens', 'browser_sessions', 'email_links'] as const) {
+    for (const table of ['access_tokens', 'refresh_tokens', 'browser_sessions', 'email_links', 'used_webauthn_challenges'] as const) {
       assert.equal(cutoffs[table].due.getTime(), NOW.getTime());
       assert.equal(cutoffs[table].overdue.getTime(), NOW.getTime() - 20 * 60_000);
     }

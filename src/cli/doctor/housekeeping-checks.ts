@@ -29,6 +29,7 @@ export function expiryCutoffs(now: Date): Record<ExpiringTable, ExpiryCutoffs> {
     email_links: plain,
     // Kept as long as codes (server.ts deleteExpiredRecords).
     device_authorizations: { due: at(CODE_RETENTION_MS), overdue: at(CODE_RETENTION_MS + OVERDUE_AFTER_MS) },
+    used_webauthn_challenges: plain,
   };
 }
 

@@ -27,6 +27,7 @@ import * as clientMetadataDocuments from './2026_11_25_0630_client_metadata_docu
 import * as resourceServers from './2026_11_25_0700_resource_servers.js';
 import * as deviceResources from './2026_11_27_0500_device_resources.js';
 import * as changeNotifications from './2026_11_27_2300_change_notifications.js';
+import * as usedWebauthnChallenges from './2026_11_28_0000_used_webauthn_challenges.js';
 
 export const migrations: Record<string, Migration> = {
   '2026_11_22_0000_initial': initial,
@@ -53,6 +54,7 @@ export const migrations: Record<string, Migration> = {
   '2026_11_25_0700_resource_servers': resourceServers,
   '2026_11_27_0500_device_resources': deviceResources,
   '2026_11_27_2300_change_notifications': changeNotifications,
+  '2026_11_28_0000_used_webauthn_challenges': usedWebauthnChallenges,
 };
 
 export const migrationProvider: MigrationProvider = {
