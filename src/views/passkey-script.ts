@@ -160,6 +160,17 @@ export const PASSKEY_SCRIPT = `
       return;
     }
     say('');
+    // The fields that go with the button are not in a form of their own: Enter in one presses the button, as
+    // Enter in a form's field submits it.
+    ['data-name-input', 'data-proof-input'].forEach(function (attribute) {
+      var input = document.getElementById(button.getAttribute(attribute) || '');
+      if (input) input.addEventListener('keydown', function (event) {
+        if (event.key === 'Enter' && !button.disabled) {
+          event.preventDefault();
+          button.click();
+        }
+      });
+    });
     button.addEventListener('click', function () {
       cancelWaiting();
       var kind = button.getAttribute('data-passkey');
