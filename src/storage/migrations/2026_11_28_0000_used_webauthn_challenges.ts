@@ -1,5 +1,5 @@
 /**
- * WebAuthn challenges already tried (docs/protocol-decisions.md "Passkeys"): a challenge is sealed in the browser's
+ * WebAuthn challenges already tried (docs/protocol-decisions.md "Second factors and passkeys"): a challenge is sealed in the browser's
  * 5-minute cookie, so without a record here a captured cookie and signed answer could be sent again within those
  * minutes, and a synced passkey (counter 0 forever) would sign in once more. WebAuthn Level 2 §13.4.3 expects a
  * challenge to serve one ceremony only. One row per tried challenge, keyed by its SHA-256 (base64url; never the
