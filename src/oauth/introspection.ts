@@ -19,6 +19,7 @@ import { readClientRequest } from './request/client-authentication.js';
 import type { SigningKeyCache } from '../keys/signing-key-cache.js';
 import { looksLikeJwt, verifyAccessTokenJwt } from './tokens/access-token-jwt.js';
 import { readPresentedToken, type PresentedTokenType } from './tokens/presented-token.js';
+import { readParam } from './request/params.js';
 
 /** RFC 7662 §2.2: the members Latch answers for an active token. */
 export interface ActiveTokenIntrospection {
@@ -119,8 +120,10 @@ export function registerIntrospectionRoute(app: FastifyInstance, { storage, conf
     if (client.tokenEndpointAuthMethod === 'none') {
       throw new InvalidClient('Public clients cannot introspect tokens: introspection is for confidential clients and resource servers that authenticate with a secret', false);
     }
-    const token = params.token;
-    if (typeof token === 'string' && looksLikeJwt(token)) {
+    // Read as revocation reads it (readPresentedToken): a token longer than any parameter may be is invalid_request
+    // at both endpoints, a JWT-shaped one included.
+    const token = readParam(params, 'token');
+    if (token !== undefined && looksLikeJwt(token)) {
       const active = await introspectJwt(storage, signingKeys, token, client, now, config.issuer);
       return sendJson(reply, active ? JSON.stringify(active) : INACTIVE);
     }

@@ -129,6 +129,14 @@ describe('POST /oauth2/introspect (RFC 7662)', () => {
     assertOAuthError(await postIntrospect(server.baseUrl, { form: postCredentials(client) }), 400, 'invalid_request', /token is required/);
   });
 
+  test('a token longer than any parameter may be → 400 invalid_request at introspection as at revocation, a JWT-shaped one included', async () => {
+    for (const token of [`eyJhbGciOiJSUzI1NiJ9.${'a'.repeat(4100)}.sig`, `latch_at_${'a'.repeat(4100)}`]) {
+      for (const post of [postIntrospect, postRevoke]) {
+        assertOAuthError(await post(server.baseUrl, { form: [['token', token], ...postCredentials(client)] }), 400, 'invalid_request', /token is longer than 4096 characters/);
+      }
+    }
+  });
+
   test('RFC 6749 §3.2: a parameter sent twice → 400 invalid_request naming it', async () => {
     const token = await obtainAccessToken(server, client, user);
     const twice = await postIntrospect(server.baseUrl, { form: [['token', token], ['token', token], ...postCredentials(client)] });
