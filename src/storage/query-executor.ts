@@ -63,6 +63,19 @@ export interface BatchedWrite<T> {
   readonly input: unknown;
 }
 
+/**
+ * A batch kind made once per database, on first use: the executor groups writes by their kind's identity, so every
+ * write of one kind on one database must name the same object.
+ */
+export function batchKindPerDatabase<I, T>(make: (db: Kysely<Database>) => BatchKind<I, T>): (db: Kysely<Database>) => BatchKind<I, T> {
+  const kinds = new WeakMap<Kysely<Database>, BatchKind<I, T>>();
+  return (db) => {
+    let kind = kinds.get(db);
+    if (!kind) kinds.set(db, (kind = make(db)));
+    return kind;
+  };
+}
+
 export function batched<I, T>(kind: BatchKind<I, T>, input: I): BatchedWrite<T> {
   return { kind: kind as BatchKind<unknown, T>, input };
 }

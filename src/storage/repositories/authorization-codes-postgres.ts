@@ -6,11 +6,10 @@
  * data-modifying CTE, atomic on its own: `RunOptions.batch`, and alone as `RunOptions.autocommit`), answering
  * exactly as the plan does.
  */
-import { sql, type Kysely } from 'kysely';
-import type { Database } from '../database.js';
+import { sql } from 'kysely';
 import type { NewAuthorizationCode } from '../storage.js';
 import { precompileQuery, type Parameter } from '../precompiled-query.js';
-import type { BatchKind } from '../query-executor.js';
+import { batchKindPerDatabase } from '../query-executor.js';
 import { toEpochSeconds, toExpiryEpochSeconds, toScopeText } from './columns.js';
 
 type BatchInsertValues = {
@@ -61,34 +60,25 @@ const insertBatchStatement = precompileQuery((db, p: Parameter<BatchInsertValues
       on conflict (sid, client_id) do nothing`.compile(db),
 }));
 
-const insertBatches = new WeakMap<Kysely<Database>, BatchKind<NewAuthorizationCode, void>>();
-
 /** The batch kind of one database (postgres-executor.ts batches the writes of one kind together). */
-export function insertCodeBatchFor(db: Kysely<Database>): BatchKind<NewAuthorizationCode, void> {
-  let kind = insertBatches.get(db);
-  if (!kind) {
-    kind = {
-      statement: (codes) =>
-        insertBatchStatement(db, {
-          codeHashes: codes.map((code) => code.codeHash),
-          grantIds: codes.map((code) => code.grantId),
-          clientIds: codes.map((code) => code.clientId),
-          userIds: codes.map((code) => code.userId),
-          redirectUris: codes.map((code) => code.redirectUri),
-          scopes: codes.map((code) => toScopeText(code.scope)),
-          nonces: codes.map((code) => code.nonce),
-          codeChallenges: codes.map((code) => code.codeChallenge),
-          authTimes: codes.map((code) => toEpochSeconds(code.authTime)),
-          sids: codes.map((code) => code.sid ?? null),
-          amrs: codes.map((code) => toScopeText(code.amr ?? [])),
-          acrs: codes.map((code) => code.acr ?? null),
-          createdAts: codes.map((code) => toEpochSeconds(code.createdAt)),
-          expiresAts: codes.map((code) => toExpiryEpochSeconds(code.expiresAt)),
-        }),
-      // Nothing to answer: the statement either stored every code or failed.
-      results: (codes) => codes.map(() => undefined),
-    };
-    insertBatches.set(db, kind);
-  }
-  return kind;
-}
+export const insertCodeBatchFor = batchKindPerDatabase<NewAuthorizationCode, void>((db) => ({
+  statement: (codes) =>
+    insertBatchStatement(db, {
+      codeHashes: codes.map((code) => code.codeHash),
+      grantIds: codes.map((code) => code.grantId),
+      clientIds: codes.map((code) => code.clientId),
+      userIds: codes.map((code) => code.userId),
+      redirectUris: codes.map((code) => code.redirectUri),
+      scopes: codes.map((code) => toScopeText(code.scope)),
+      nonces: codes.map((code) => code.nonce),
+      codeChallenges: codes.map((code) => code.codeChallenge),
+      authTimes: codes.map((code) => toEpochSeconds(code.authTime)),
+      sids: codes.map((code) => code.sid ?? null),
+      amrs: codes.map((code) => toScopeText(code.amr ?? [])),
+      acrs: codes.map((code) => code.acr ?? null),
+      createdAts: codes.map((code) => toEpochSeconds(code.createdAt)),
+      expiresAts: codes.map((code) => toExpiryEpochSeconds(code.expiresAt)),
+    }),
+  // Nothing to answer: the statement either stored every code or failed.
+  results: (codes) => codes.map(() => undefined),
+}));

@@ -10,7 +10,7 @@ import type { AuthorizationCodeRow, Database, RefreshTokenRow } from '../databas
 import type { AuthorizationCode, ConsumeConditions, IssuedRefreshToken, RedeemedAccessToken, RefreshRotation, RefreshToken } from '../storage.js';
 import { fromScopeText, toEpochSeconds, toExpiryEpochSeconds, toScopeText } from './columns.js';
 import { precompileQuery, type Parameter } from '../precompiled-query.js';
-import type { BatchKind, WritePlan } from '../query-executor.js';
+import { batchKindPerDatabase, type BatchKind, type WritePlan } from '../query-executor.js';
 import { toAuthorizationCode } from './authorization-codes.js';
 import { toRefreshToken } from './refresh-token-row.js';
 
@@ -217,12 +217,7 @@ const redeemBatchStatement = precompileQuery((db, p: Parameter<BatchRedeemValues
 }));
 
 /** The batch kind of one database (postgres-executor.ts batches the writes of one kind together). */
-const redeemCodeBatches = new WeakMap<Kysely<Database>, BatchKind<RedeemInput, AuthorizationCode | null>>();
-export function redeemCodeBatchFor(db: Kysely<Database>): BatchKind<RedeemInput, AuthorizationCode | null> {
-  let kind = redeemCodeBatches.get(db);
-  if (!kind) redeemCodeBatches.set(db, (kind = redeemCodeBatch(db)));
-  return kind;
-}
+export const redeemCodeBatchFor = batchKindPerDatabase((db) => redeemCodeBatch(db));
 
 const redeemCodeBatch = (db: Kysely<Database>): BatchKind<RedeemInput, AuthorizationCode | null> => ({
   statement(inputs) {
@@ -309,36 +304,28 @@ const rotateBatchStatement = precompileQuery((db, p: Parameter<BatchRotateValues
 type RotateInput = { rotation: RefreshRotation; now: Date };
 type Rotated = { rotated: RefreshToken; scope: string[] } | null;
 
-const rotateBatches = new WeakMap<Kysely<Database>, BatchKind<RotateInput, Rotated>>();
-export function rotateBatchFor(db: Kysely<Database>): BatchKind<RotateInput, Rotated> {
-  let kind = rotateBatches.get(db);
-  if (!kind) {
-    kind = {
-      statement: (inputs) =>
-        rotateBatchStatement(db, {
-          tokenHashes: inputs.map(({ rotation }) => rotation.tokenHash),
-          clientIds: inputs.map(({ rotation }) => rotation.clientId),
-          nows: inputs.map(({ now }) => toEpochSeconds(now)),
-          successorsEncrypted: inputs.map(({ rotation }) => rotation.successor.encrypted),
-          successorHashes: inputs.map(({ rotation }) => rotation.successor.tokenHash),
-          successorExpiresAts: inputs.map(({ rotation, now }) => toExpiryEpochSeconds(new Date(now.getTime() + rotation.successor.idleSeconds * 1000))),
-          accessTokenHashes: inputs.map(({ rotation }) => rotation.accessToken.tokenHash),
-          accessCreatedAts: inputs.map(({ rotation }) => toEpochSeconds(rotation.accessToken.createdAt)),
-          accessExpiresAts: inputs.map(({ rotation }) => toExpiryEpochSeconds(rotation.accessToken.expiresAt)),
-        }),
-      results(inputs, result) {
-        const rotated: Rotated[] = inputs.map(() => null);
-        for (const { position, ...row } of result.rows as Array<RefreshTokenRow & { position: string | number }>) {
-          const index = Number(position) - 1;
-          const { rotation, now } = inputs[index]!;
-          const token = toRefreshToken(row);
-          // As the lone forms answer: the rotation's own time and successor.
-          rotated[index] = { rotated: { ...token, rotatedAt: now, successorEncrypted: rotation.successor.encrypted }, scope: token.scope };
-        }
-        return rotated;
-      },
-    };
-    rotateBatches.set(db, kind);
-  }
-  return kind;
-}
+export const rotateBatchFor = batchKindPerDatabase<RotateInput, Rotated>((db) => ({
+  statement: (inputs) =>
+    rotateBatchStatement(db, {
+      tokenHashes: inputs.map(({ rotation }) => rotation.tokenHash),
+      clientIds: inputs.map(({ rotation }) => rotation.clientId),
+      nows: inputs.map(({ now }) => toEpochSeconds(now)),
+      successorsEncrypted: inputs.map(({ rotation }) => rotation.successor.encrypted),
+      successorHashes: inputs.map(({ rotation }) => rotation.successor.tokenHash),
+      successorExpiresAts: inputs.map(({ rotation, now }) => toExpiryEpochSeconds(new Date(now.getTime() + rotation.successor.idleSeconds * 1000))),
+      accessTokenHashes: inputs.map(({ rotation }) => rotation.accessToken.tokenHash),
+      accessCreatedAts: inputs.map(({ rotation }) => toEpochSeconds(rotation.accessToken.createdAt)),
+      accessExpiresAts: inputs.map(({ rotation }) => toExpiryEpochSeconds(rotation.accessToken.expiresAt)),
+    }),
+  results(inputs, result) {
+    const rotated: Rotated[] = inputs.map(() => null);
+    for (const { position, ...row } of result.rows as Array<RefreshTokenRow & { position: string | number }>) {
+      const index = Number(position) - 1;
+      const { rotation, now } = inputs[index]!;
+      const token = toRefreshToken(row);
+      // As the lone forms answer: the rotation's own time and successor.
+      rotated[index] = { rotated: { ...token, rotatedAt: now, successorEncrypted: rotation.successor.encrypted }, scope: token.scope };
+    }
+    return rotated;
+  },
+}));
