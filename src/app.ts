@@ -19,7 +19,7 @@ import { AuditLog } from './audit/audit-log.js';
 import type { Config } from './config.js';
 import { SigningKeyCache } from './keys/signing-key-cache.js';
 import { InvalidRequest, PageError } from './errors.js';
-import { answerClientError, answerFrameworkError, describeClientGone, isClientGone } from './http/client-error.js';
+import { answerClientError, describeClientGone, frameworkErrorAnswer, isApiPath, isClientGone } from './http/client-error.js';
 import { authorizeErrorHandler, oauthJsonErrorHandler, pageErrorHandler } from './oauth/error-surfaces.js';
 import { registerBatchedWrites } from './http/batched-writes.js';
 import { registerHealthRoutes } from './http/health.js';
@@ -185,6 +185,16 @@ function requestTimeouts(config: Config): { requestTimeout: number; keepAliveTim
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { config, storage } = deps;
+  // What every response carries: the request id, and helmet's headers, computed once (security-headers.ts);
+  // those that only concern documents go on pages and the authorize flow, not on JSON answers.
+  // Pages set their own CSP (http/render-page.tsx); API responses get this strict default.
+  const securityHeaders = splitDocumentOnlyHeaders(computeHelmetHeaders({
+    contentSecurityPolicy: { useDefaults: false, directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"], baseUri: ["'none'"], formAction: ["'none'"] } },
+    frameguard: { action: 'deny' },
+    referrerPolicy: { policy: 'no-referrer' },
+    crossOriginResourcePolicy: { policy: 'same-site' },
+    strictTransportSecurity: config.secureCookies ? { maxAge: 31536000 } : false,
+  }));
   const app = Fastify({
     logger: deps.logger ?? buildLoggerOptions(config),
     genReqId: () => randomUUID(),
@@ -193,7 +203,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     bodyLimit: BODY_LIMIT_BYTES,
     routerOptions: { maxParamLength: 200 },
     clientErrorHandler: answerClientError,
-    frameworkErrors: answerFrameworkError,
+    frameworkErrors: frameworkErrorAnswer(securityHeaders),
     ...requestTimeouts(config),
   });
   // Before any route: its hooks are added per route as routes are registered.
@@ -219,16 +229,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     signingKeys = ownKeys;
   }
 
-  // What every response carries: the request id, and helmet's headers, computed once (security-headers.ts);
-  // those that only concern documents go on pages and the authorize flow, not on JSON answers.
-  // Pages set their own CSP (http/render-page.tsx); API responses get this strict default.
-  const securityHeaders = splitDocumentOnlyHeaders(computeHelmetHeaders({
-    contentSecurityPolicy: { useDefaults: false, directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"], baseUri: ["'none'"], formAction: ["'none'"] } },
-    frameguard: { action: 'deny' },
-    referrerPolicy: { policy: 'no-referrer' },
-    crossOriginResourcePolicy: { policy: 'same-site' },
-    strictTransportSecurity: config.secureCookies ? { maxAge: 31536000 } : false,
-  }));
   const addDocumentHeaders = (_request: FastifyRequest, reply: FastifyReply, done: () => void) => {
     reply.headers(securityHeaders.documentsOnly);
     done();
@@ -403,14 +403,14 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       // The token endpoint is where this happens most (a browser address bar, a library set to GET): say how.
       const how = path === '/oauth2/token' ? ': send the token request as POST with an application/x-www-form-urlencoded body (RFC 6749 §3.2), never in the URL' : '';
       const description = `${path} answers ${instead}, not ${request.method}${how}`;
-      if (request.url.startsWith('/oauth2/') || request.url.startsWith('/.well-known/')) {
+      if (isApiPath(request.url)) {
         return reply.send({ error: 'invalid_request', error_description: description, request_id: request.id });
       }
       reply.headers(securityHeaders.documentsOnly);
       await noteSignInState(storage, config, request);
       return renderErrorPage(reply, request, new PageError(405, `This address answers ${instead} requests only, not ${request.method}.`));
     }
-    if (request.url.startsWith('/oauth2/') || request.url.startsWith('/.well-known/')) {
+    if (isApiPath(request.url)) {
       // A client's HTTP library reads this: the API's JSON error shape, with a code of its own (no RFC code means
       // "no such endpoint").
       return reply.code(404).send({ error: 'not_found', error_description: `No such endpoint: ${request.method} ${path}`, request_id: request.id });

@@ -3,12 +3,15 @@
  * JSON body, a request id (also in the one log line about it, at info: these are the client's mistakes), no-store.
  * - answerClientError: what Node's HTTP parser rejects (headers too large, a malformed request line, forbidden
  *   bytes in a header, a broken chunked body, a request that took too long); the connection is closed.
- * - answerFrameworkError: what Fastify's router rejects (a path that is not valid percent-encoded UTF-8, a
- *   path parameter too long), which would otherwise get a bare answer with no request id and no log line.
+ * - frameworkErrorAnswer: what Fastify's router rejects (a path that is not valid percent-encoded UTF-8, a
+ *   path parameter too long), which would otherwise get a bare answer with no request id and no log line; on a
+ *   page's path, the error page instead of JSON.
  */
 import { randomUUID } from 'node:crypto';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { PageError } from '../errors.js';
+import { renderErrorPage } from './render-page.js';
 import { noStore } from './security-headers.js';
 
 /** Fastify's `clientErrorHandler`, called with the Fastify instance as `this`. */
@@ -36,23 +39,36 @@ export function answerClientError(this: FastifyInstance, error: Error & { code?:
   socket.destroy(error);
 }
 
-/** Fastify's `frameworkErrors`: no hook has run, so the request id header and the log line are set here. */
-export function answerFrameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
-  const [status, description] =
-    error.code === 'FST_ERR_BAD_URL'
-      ? [400, 'The request path is not valid percent-encoded UTF-8']
-      : error.code === 'FST_ERR_MAX_PARAM_LENGTH'
-        ? [414, 'A path segment of the request is too long']
-        : [500, 'The server could not route this request'];
-  const line = { req: request, res: { statusCode: status } };
-  if (status >= 500) request.log.error({ ...line, err: error }, 'request errored');
-  else request.log.info({ ...line, error: 'invalid_request', reason: description, frameworkError: error.code }, 'request completed');
-  noStore(reply);
-  return reply
-    .code(status)
-    .header('x-request-id', request.id)
-    .type('application/json; charset=utf-8')
-    .send({ error: status >= 500 ? 'server_error' : 'invalid_request', error_description: description, request_id: request.id });
+/** Paths a client's HTTP library reads (the API's JSON error shape); every other path is a page a person reads. */
+export function isApiPath(url: string): boolean {
+  return url.startsWith('/oauth2/') || url.startsWith('/.well-known/');
+}
+
+/**
+ * Fastify's `frameworkErrors`: no hook has run, so the request id, the security headers and the log line are set
+ * here. Under /oauth2/ and /.well-known/ the API's JSON error; elsewhere (an avatar's or an app's address with a broken
+ * escape or an overlong segment) the error page a person can read, with the headers every page carries, as the
+ * not-found handler answers there.
+ */
+export function frameworkErrorAnswer(headers: { everyResponse: Readonly<Record<string, string>>; documentsOnly: Readonly<Record<string, string>> }) {
+  return function answerFrameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+    const [status, description] =
+      error.code === 'FST_ERR_BAD_URL'
+        ? [400, 'The request path is not valid percent-encoded UTF-8']
+        : error.code === 'FST_ERR_MAX_PARAM_LENGTH'
+          ? [414, 'A path segment of the request is too long']
+          : [500, 'The server could not route this request'];
+    const line = { req: request, res: { statusCode: status } };
+    if (status >= 500) request.log.error({ ...line, err: error }, 'request errored');
+    else request.log.info({ ...line, error: 'invalid_request', reason: description, frameworkError: error.code }, 'request completed');
+    noStore(reply.code(status).headers(headers.everyResponse).header('x-request-id', request.id));
+    if (!isApiPath(request.url)) {
+      const forPerson =
+        status === 400 ? 'The address has a broken escape (a % sign not followed by two hexadecimal digits of UTF-8 text). Check the address, or start again from the start page.' : status === 414 ? 'A part of the address is too long. Check the address, or start again from the start page.' : 'The server could not route this request. Try again in a moment.';
+      return renderErrorPage(reply.headers(headers.documentsOnly), request, new PageError(status, forPerson));
+    }
+    return reply.type('application/json; charset=utf-8').send({ error: status >= 500 ? 'server_error' : 'invalid_request', error_description: description, request_id: request.id });
+  };
 }
 
 /** Node's and the stream layer's ways of saying the other end closed the connection. */

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { parseWellFormedForm, percentEncodingProblem } from './percent-encoding.js';
+import { isParsedForm, parseWellFormedForm, percentEncodingProblem } from './percent-encoding.js';
 
 test('percentEncodingProblem: RFC 3986 §2.1 escapes of UTF-8 text pass; broken ones are named', () => {
   const cases: Array<[string, RegExp | null]> = [
@@ -41,5 +41,20 @@ test('parseWellFormedForm: parses as node:querystring does, and refuses what per
   ];
   for (const [body, problem] of cases) {
     assert.throws(() => parseWellFormedForm(body), (error: Error) => problem.test(error.message) && /invalid_request|malformed percent-encoding/.test(`${(error as { code?: string }).code} ${error.message}`), body);
+  }
+});
+
+test('isParsedForm: what parseWellFormedForm returned, and nothing shaped like it, reads as plain parameters', () => {
+  const parsed = parseWellFormedForm('token=abc&__proto__=x&constructor=y&a=1&a=2');
+  assert.equal(isParsedForm(parsed), true);
+  // No prototype: __proto__ and constructor are ordinary parameters, and nothing is inherited.
+  assert.equal('hasOwnProperty' in parsed, false);
+  assert.equal(parsed['__proto__'], 'x');
+  assert.equal(parsed['constructor'], 'y');
+  assert.equal(parsed['toString'], undefined);
+  assert.deepEqual(parsed['a'], ['1', '2']);
+  // A JSON body or any other object, even with the same members, is checked and copied by its reader (form-body.ts).
+  for (const other of [{ token: 'abc' }, Object.assign(Object.create(null), { token: 'abc' }), 'token=abc', null, undefined, ['token']]) {
+    assert.equal(isParsedForm(other), false, JSON.stringify(other));
   }
 });

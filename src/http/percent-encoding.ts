@@ -47,6 +47,17 @@ export function assertWellFormedPercentEncoding(encoded: string, where: 'query s
  * not decode. On the token endpoint's hot path this costs nothing beyond the parse (a check of the whole body
  * before it decoded every escape twice).
  */
+/** The objects parseWellFormedForm returned: already plain parameters, read without a copy (form-body.ts). */
+const parsedForms = new WeakSet<object>();
+
+/**
+ * True for a body that parseWellFormedForm parsed: an object without prototype whose every value is a string or
+ * a list of strings (node:querystring's result), so that readers need not check or copy it again.
+ */
+export function isParsedForm(body: unknown): body is ParsedUrlQuery {
+  return typeof body === 'object' && body !== null && parsedForms.has(body);
+}
+
 export function parseWellFormedForm(body: string): ParsedUrlQuery {
   // A NUL, as it is or escaped (nulCharacter): one scan of the body for the raw byte, and %00 below.
   if (body.includes('\u0000')) throw nulCharacter('form body');
@@ -69,5 +80,6 @@ export function parseWellFormedForm(body: string): ParsedUrlQuery {
   });
   if (nul) throw nulCharacter('form body');
   if (malformed !== undefined) throw malformedEncoding('form body', percentEncodingProblem(malformed) ?? 'percent-escapes that do not form UTF-8 text');
+  parsedForms.add(parsed);
   return parsed;
 }

@@ -85,6 +85,42 @@ describe('malformed percent-encoding is refused, never passed on as literal text
     }
   });
 
+  // Refused by the router before any hook runs (http/client-error.ts frameworkErrorAnswer): each still gets the
+  // security headers and a request id, and a page's path the error page a person can read.
+  for (const [path, status] of [
+    ['/avatars/%ff', 400],
+    [`/avatars/${'a'.repeat(300)}`, 414],
+    ['/login%C0', 400],
+  ] as const) {
+    test(`a path the router cannot read on a page (${path.slice(0, 24)}…) → ${status}, the error page with every page's headers`, async () => {
+      const page = await fetch(`${server.baseUrl}${path}`);
+      assert.equal(page.status, status);
+      assert.match(page.headers.get('content-type') ?? '', /text\/html/);
+      assert.equal(page.headers.get('x-frame-options'), 'DENY');
+      assert.match(page.headers.get('content-security-policy') ?? '', /frame-ancestors 'none'/);
+      assert.equal(page.headers.get('x-content-type-options'), 'nosniff');
+      assert.ok(page.headers.get('x-request-id'));
+      const html = await page.text();
+      assert.match(html, status === 400 ? /broken escape/ : /too long/);
+      assert.ok(html.includes(page.headers.get('x-request-id')!), 'the page shows the request id');
+    });
+  }
+  for (const [path, status] of [
+    ['/oauth2/register/%ff', 400],
+    [`/oauth2/register/${'a'.repeat(300)}`, 414],
+  ] as const) {
+    test(`a path the router cannot read under /oauth2/ (${path.slice(0, 24)}…) → ${status} invalid_request JSON, with the API's headers`, async () => {
+      const response = await fetch(`${server.baseUrl}${path}`);
+      assert.equal(response.status, status);
+      const body = await response.json();
+      assert.equal(body.error, 'invalid_request');
+      assert.match(body.error_description, status === 400 ? /not valid percent-encoded UTF-8/ : /too long/);
+      assert.equal(body.request_id, response.headers.get('x-request-id'));
+      assert.equal(response.headers.get('x-content-type-options'), 'nosniff');
+      assert.equal(response.headers.get('cache-control'), 'no-store');
+    });
+  }
+
   test('well-formed escapes still work (the spec’s clients encode redirect_uri)', async () => {
     const response = await fetch(`${server.baseUrl}/oauth2/authorize?response_type=code&client_id=nobody&redirect_uri=https%3A%2F%2Fapp.example.com%2Fcb`, { redirect: 'manual' });
     assert.equal(response.status, 400);
