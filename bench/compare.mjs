@@ -14,9 +14,9 @@
  *             background writers, as run.mjs counts it)
  *             workers=N: `latch serve --workers N` (the CPU is the whole process tree's, primary and workers)
  *
- * Environment: COMPARE_SCENARIOS (c,d1,e; also g, the refresh grant; c, d1 and g at a fixed rate, e at saturation
- * with virtual users), COMPARE_ROUNDS (3), COMPARE_SECONDS (5), COMPARE_RATE_C (8000), COMPARE_RATE_D1 (4000; 0 for
- * saturation), COMPARE_RATE_G (4000; 0 for saturation),
+ * Environment: COMPARE_SCENARIOS (c,d1,e; also g, the refresh grant, and h, introspection; c, d1, g and h at a fixed
+ * rate, e at saturation with virtual users), COMPARE_ROUNDS (3), COMPARE_SECONDS (5), COMPARE_RATE_C (8000),
+ * COMPARE_RATE_D1 (4000), COMPARE_RATE_G (4000), COMPARE_RATE_H (8000); a rate of 0 is saturation,
  * COMPARE_SERVER_CPUS (a CPU list for taskset: the servers and all their threads run there).
  * Not a benchmark for the report: `npm run bench` is, beside the peer.
  */
@@ -35,7 +35,7 @@ const env = process.env;
 const SCENARIOS = (env.COMPARE_SCENARIOS ?? 'c,d1,e').split(',');
 const ROUNDS = Number(env.COMPARE_ROUNDS ?? 3);
 const DURATION_MS = Number(env.COMPARE_SECONDS ?? 5) * 1000;
-const RATE = { c: Number(env.COMPARE_RATE_C ?? 8000), d1: Number(env.COMPARE_RATE_D1 ?? 4000), g: Number(env.COMPARE_RATE_G ?? 4000) };
+const RATE = { c: Number(env.COMPARE_RATE_C ?? 8000), d1: Number(env.COMPARE_RATE_D1 ?? 4000), g: Number(env.COMPARE_RATE_G ?? 4000), h: Number(env.COMPARE_RATE_H ?? 8000) };
 const log = (message) => process.stderr.write(`${message}\n`);
 
 function parseVariant(text) {
@@ -105,6 +105,14 @@ try {
           ? buildRequest({ method: 'POST', path: '/oauth2/token', host, headers: { Authorization: authorization, 'Content-Type': 'application/x-www-form-urlencoded' }, body: `grant_type=refresh_token&refresh_token=${tokens[i]}` })
           : null;
       run = () => runRequests({ host: HOST, port: server.port, connections: 32, durationMs: DURATION_MS, ratePerSecond: RATE.g || undefined, next });
+    } else if (scenario === 'h') {
+      // Introspection of the client's own live access tokens, a pool of 1000 round robin (run.mjs's h).
+      const tokens = mintLatch(server, setup, { kind: 'token', count: 1000, scope: ['openid', 'profile'] });
+      const authorization = basicAuthorization(setup.clientId, setup.clientSecret);
+      const requests = tokens.map((token) =>
+        buildRequest({ method: 'POST', path: '/oauth2/introspect', host, headers: { Authorization: authorization, 'Content-Type': 'application/x-www-form-urlencoded' }, body: `token=${token}&token_type_hint=access_token` }),
+      );
+      run = () => runRequests({ host: HOST, port: server.port, connections: 32, durationMs: DURATION_MS, ratePerSecond: RATE.h || undefined, next: (i) => requests[i % requests.length] });
     } else if (scenario === 'e') {
       const client = setup.es256;
       run = () =>

@@ -110,11 +110,10 @@ export function buildLoggerOptions(config: Config): FastifyServerOptions['logger
     // with these serializers no header can reach a log line, and redaction costs CPU on every request
     // (BENCHMARKS.md, "Request log: serializers instead of redaction").
     serializers: {
-      req: (request: { method: string; url: string; ip?: string }) => ({
-        method: request.method,
-        path: request.url.split('?')[0],
-        ip: request.ip,
-      }),
+      req: (request: { method: string; url: string; ip?: string }) => {
+        const query = request.url.indexOf('?');
+        return { method: request.method, path: query < 0 ? request.url : request.url.slice(0, query), ip: request.ip };
+      },
     },
   };
 }
