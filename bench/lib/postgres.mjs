@@ -28,15 +28,38 @@ async function withClient(url, fn) {
   }
 }
 
+/** True while a process with this pid runs (on this machine: the bench's databases name the pid that made them). */
+function processRuns(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return error.code === 'EPERM';
+  }
+}
+
+/**
+ * The databases of bench runs that were killed before their `drop()` (a bench stopped with Ctrl-C or `kill`): those
+ * whose maker's pid no longer runs. A run still going, here or by another user, keeps its database.
+ */
+async function dropAbandonedDatabases(client) {
+  const { rows } = await client.query(`select datname from pg_database where datname like 'latch\\_bench\\_%'`);
+  for (const { datname } of rows) {
+    const pid = Number(/_(\d+)_[0-9a-z]+$/.exec(datname)?.[1]);
+    if (Number.isInteger(pid) && pid > 0 && !processRuns(pid)) await client.query(`drop database if exists ${datname} with (force)`).catch(() => {});
+  }
+}
+
 /**
  * A new, empty database for one Latch (its migrations make the tables), or `{ skip }` saying why PostgreSQL
- * is left out. `drop()` removes it at the end of the run.
+ * is left out. `drop()` removes it at the end of the run; a killed run's database is dropped by the next run.
  */
 export async function createBenchDatabase(label) {
   if (process.env.BENCH_POSTGRES === '0') return { skip: 'BENCH_POSTGRES=0' };
   const name = `latch_bench_${label}_${process.pid}_${Date.now().toString(36)}`;
   try {
     const { version, synchronousCommit } = await withClient(POSTGRES_URL, async (client) => {
+      await dropAbandonedDatabases(client);
       await client.query(`create database ${name}`);
       const version = (await client.query('show server_version')).rows[0].server_version;
       const synchronousCommit = (await client.query('show synchronous_commit')).rows[0].synchronous_commit;
