@@ -202,7 +202,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     bodyLimit: BODY_LIMIT_BYTES,
     routerOptions: { maxParamLength: 200 },
     clientErrorHandler: answerClientError,
-    frameworkErrors: frameworkErrorAnswer(securityHeaders),
+    // No hook has run for these: the page's header reads the sign-in state from the cookie it parses here.
+    frameworkErrors: frameworkErrorAnswer(securityHeaders, async (request) => {
+      request.cookies = app.parseCookie(request.headers.cookie ?? '');
+      await noteSignInState(storage, config, request);
+    }),
     ...requestTimeouts(config),
   });
   // Before any route: its hooks are added per route as routes are registered.

@@ -50,8 +50,12 @@ export function isApiPath(url: string): boolean {
  * escape or an overlong segment) the error page a person can read, with the headers every page carries, as the
  * not-found handler answers there.
  */
-export function frameworkErrorAnswer(headers: { everyResponse: Readonly<Record<string, string>>; documentsOnly: Readonly<Record<string, string>> }) {
-  return function answerFrameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+export function frameworkErrorAnswer(
+  headers: { everyResponse: Readonly<Record<string, string>>; documentsOnly: Readonly<Record<string, string>> },
+  /** What hooks would have done for a page before it is drawn (the header's sign-in state). */
+  preparePage: (request: FastifyRequest) => Promise<void> = async () => {},
+) {
+  return function answerFrameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply | Promise<FastifyReply> {
     const [status, description] =
       error.code === 'FST_ERR_BAD_URL'
         ? [400, 'The request path is not valid percent-encoded UTF-8']
@@ -65,7 +69,10 @@ export function frameworkErrorAnswer(headers: { everyResponse: Readonly<Record<s
     if (!isApiPath(request.url)) {
       const forPerson =
         status === 400 ? 'The address has a broken escape (a % sign not followed by two hexadecimal digits of UTF-8 text). Check the address, or start again from the start page.' : status === 414 ? 'A part of the address is too long. Check the address, or start again from the start page.' : 'The server could not route this request. Try again in a moment.';
-      return renderErrorPage(reply.headers(headers.documentsOnly), request, new PageError(status, forPerson));
+      // The page is drawn whatever preparing it met (signed out, the safe default, if the state could not be read).
+      return preparePage(request)
+        .catch(() => {})
+        .then(() => renderErrorPage(reply.headers(headers.documentsOnly), request, new PageError(status, forPerson)));
     }
     return reply.type('application/json; charset=utf-8').send({ error: status >= 500 ? 'server_error' : 'invalid_request', error_description: description, request_id: request.id });
   };

@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { deflateSync, gzipSync } from 'node:zlib';
 import { snapshotState } from '../helpers/database-snapshot.js';
+import { signedInBrowser } from '../helpers/pages.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 
 describe('405 Method Not Allowed with Allow', () => {
@@ -105,6 +106,17 @@ describe('malformed percent-encoding is refused, never passed on as literal text
       assert.ok(html.includes(page.headers.get('x-request-id')!), 'the page shows the request id');
     });
   }
+  test('the router\'s error page knows who is signed in: its header offers the account, not "Sign in"', async () => {
+    const { user, password } = await server.createUser();
+    const browser = await signedInBrowser(server, user.email, password);
+    const page = await browser.request(`${server.baseUrl}/avatars/%ff`);
+    assert.equal(page.status, 400);
+    assert.match(page.body, /href="\/account"/);
+    assert.doesNotMatch(page.body, /href="\/login"/);
+    // Without the session cookie, the same address offers "Sign in".
+    const anonymous = await (await fetch(`${server.baseUrl}/avatars/%ff`)).text();
+    assert.match(anonymous, /href="\/login"/);
+  });
   for (const [path, status] of [
     ['/oauth2/register/%ff', 400],
     [`/oauth2/register/${'a'.repeat(300)}`, 414],
