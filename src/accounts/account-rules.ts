@@ -36,10 +36,19 @@ export function checkEmail(email: string): string | null {
   return inEnglish(emailProblem(email));
 }
 
+/**
+ * Control characters (Unicode Cc) and the invisible marks that reorder text (Unicode Bidi_Control): a name is what
+ * apps show for the person, and a right-to-left override makes it read as another (the rule client names follow,
+ * clients/client-registration.ts). Spaces and format characters (Unicode Cf, such as U+200B) alone make a name
+ * that shows as nothing: empty.
+ */
+const CONTROL_OR_DIRECTION_MARK = /[\p{Cc}\p{Bidi_Control}]/u;
+const SHOWS_AS_NOTHING = /[\s\p{Cf}]/gu;
+
 export function nameProblem(name: string): RuleProblem | null {
-  if (name.trim().length === 0) return { key: 'rules.name.empty' };
+  if (name.replace(SHOWS_AS_NOTHING, '').length === 0) return { key: 'rules.name.empty' };
   if (name.length > NAME_MAX_LENGTH) return { key: 'rules.name.tooLong', params: { count: NAME_MAX_LENGTH } };
-  if (/[\u0000-\u001f\u007f]/.test(name)) return { key: 'rules.name.control' };
+  if (CONTROL_OR_DIRECTION_MARK.test(name)) return { key: 'rules.name.control' };
   return null;
 }
 
@@ -47,16 +56,29 @@ export function checkName(name: string): string | null {
   return inEnglish(nameProblem(name));
 }
 
+/** http:// is for a person's own machine only (as for redirect URIs): anywhere else the picture would travel in the clear. */
+const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+/**
+ * The avatar's address goes to apps as it was given (the user object's avatar_url, the `picture` claim): an absolute
+ * https:// URL, written out (not `https:host`), with no spaces, control characters or text-direction marks, which
+ * a URL parser would quietly drop or encode, and no user name or password in it.
+ */
 export function avatarUrlProblem(url: string): RuleProblem | null {
   if (url.length > 2000) return { key: 'account.error.urlTooLong' };
+  if (/[\s\p{Cc}\p{Bidi_Control}]/u.test(url)) return { key: 'account.error.urlCharacters' };
+  const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(url)?.[1]?.toLowerCase();
+  if (scheme !== undefined && scheme !== 'https' && scheme !== 'http') return { key: 'account.error.urlNotHttps' };
+  if (!/^https?:\/\//i.test(url)) return { key: 'account.error.urlNotAbsolute' };
   let parsed: URL;
   try {
     parsed = new URL(url);
   } catch {
     return { key: 'account.error.urlNotAbsolute' };
   }
-  if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') return { key: 'account.error.urlNotHttps' };
-  return null;
+  if (parsed.username !== '' || parsed.password !== '') return { key: 'account.error.urlCredentials' };
+  if (parsed.protocol === 'https:' || LOOPBACK_HOSTS.has(parsed.hostname)) return null;
+  return { key: 'account.error.urlNotHttps' };
 }
 
 export function checkAvatarUrl(url: string): string | null {

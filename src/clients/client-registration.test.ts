@@ -9,6 +9,9 @@ test('clientNameProblem: the names people read on the consent page', () => {
     ['N'.repeat(100), null],
     ['', 'rules.clientName.empty'],
     ['   ', 'rules.clientName.empty'],
+    // Only characters that show as nothing (zero-width space, word joiner, soft hyphen): empty.
+    ['\u200b', 'rules.clientName.empty'],
+    [' \u200b\u2060\u00ad ', 'rules.clientName.empty'],
     ['N'.repeat(101), 'rules.clientName.tooLong'],
     // Text-direction controls (Unicode Bidi_Control) and control characters (Cc).
     ['Example \u202eknaB', 'rules.clientName.invisibleCharacters'],

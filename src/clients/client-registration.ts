@@ -76,7 +76,8 @@ const MAX_CLIENT_NAME_LENGTH = 100;
 const CONTROL_OR_DIRECTION_MARK = /[\p{Cc}\p{Bidi_Control}]/u;
 
 export function clientNameProblem(name: string): CatalogueText | null {
-  if (name.trim().length === 0) return { key: 'rules.clientName.empty' };
+  // Spaces and format characters (Unicode Cf, such as U+200B) alone show as nothing: an empty name.
+  if (name.replace(/[\s\p{Cf}]/gu, '').length === 0) return { key: 'rules.clientName.empty' };
   if (name.length > MAX_CLIENT_NAME_LENGTH) return { key: 'rules.clientName.tooLong', params: { max: String(MAX_CLIENT_NAME_LENGTH) } };
   if (CONTROL_OR_DIRECTION_MARK.test(name)) return { key: 'rules.clientName.invisibleCharacters' };
   return null;

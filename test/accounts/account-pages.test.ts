@@ -454,6 +454,18 @@ describe('account page: sections, sessions told apart, notices beside the change
     const badUrl = await postPictureForm(browser, { action: 'save', avatar_url: 'javascript:alert(1)' });
     assert.equal(badUrl.status, 400);
     assert.ok(fieldError(badUrl.body, 'avatar_url'));
+    // Apps receive the address as given (avatar_url, picture): plain http, a control character or a user name is refused.
+    const before = (await server.storage.users.findById(user.id))?.avatarUrl;
+    for (const [avatarUrl, error] of [
+      ['http://img.example.com/me.png', 'Avatar URL must be an https:// URL.'],
+      ['https://img.example.com/a\u0001 b.png', 'Avatar URL must not contain spaces, control characters or invisible text-direction marks.'],
+      ['https://user:pw@img.example.com/me.png', 'Avatar URL must not contain a user name or password.'],
+    ] as const) {
+      const refused = await postPictureForm(browser, { action: 'save', avatar_url: avatarUrl });
+      assert.equal(refused.status, 400, avatarUrl);
+      assert.equal(fieldError(refused.body, 'avatar_url'), error, avatarUrl);
+      assert.equal((await server.storage.users.findById(user.id))?.avatarUrl, before, avatarUrl);
+    }
 
     const byAddress = await postPictureForm(browser, { action: 'save', avatar_url: 'https://img.example.com/me.png' });
     assert.deepEqual([byAddress.status, byAddress.location], [303, '/account?notice=avatar-saved#profile']);
