@@ -228,9 +228,12 @@ export function registerDeveloperRoutes(app: FastifyInstance, { storage, config,
     if (!current) return reply;
     const form = readAppForm(request.body);
     const { errors, redirectUris, postLogoutRedirectUris, backchannelLogoutUri } = checkAppForm(form, config, pageTranslator(request));
-    if (Object.keys(errors).length > 0) return renderConsole(reply, current, { status: 400, values: { ...form, appType: formField(request.body, 'app_type', 16) }, errors });
+    // The form's two choices (absent: the form's default, a web app); anything else is a mistake, told rather than guessed.
+    const appType = formField(request.body, 'app_type', 16);
+    if (appType !== '' && appType !== 'web' && appType !== 'public') throw new TranslatedPageError(400, { key: 'developer.error.unknownAppType' });
+    if (Object.keys(errors).length > 0) return renderConsole(reply, current, { status: 400, values: { ...form, appType }, errors });
     // "Single-page or mobile app": a public client, no secret (issue 18).
-    const isPublic = formField(request.body, 'app_type', 16) === 'public';
+    const isPublic = appType === 'public';
     const { client, clientSecret } = await registerClientOfAnyKind(
       storage,
       {
@@ -306,7 +309,10 @@ export function registerDeveloperRoutes(app: FastifyInstance, { storage, config,
     const owned = await ownApp(request, reply);
     if (!owned) return reply;
     if (owned.client.tokenEndpointAuthMethod === 'none') throw new TranslatedPageError(400, { key: 'developer.error.publicNoSecret' });
-    const graceSeconds = formField(request.body, 'grace') === 'none' ? 0 : config.secretRotationGraceSeconds;
+    // The form's two choices (absent: its default, the configured grace period); anything else is told, not guessed.
+    const grace = formField(request.body, 'grace', 16);
+    if (grace !== '' && grace !== 'default' && grace !== 'none') throw new TranslatedPageError(400, { key: 'developer.error.unknownGrace' });
+    const graceSeconds = grace === 'none' ? 0 : config.secretRotationGraceSeconds;
     const now = new Date();
     const { client, clientSecret } = await rotateClientSecret(storage, owned.client.clientId, graceSeconds, now);
     request.log.info({ event: 'client_secret_rotated', clientId: client.clientId, graceSeconds }, 'client secret rotated');

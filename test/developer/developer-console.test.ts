@@ -235,6 +235,22 @@ describe('developer console', () => {
     assert.equal(await secretIsAccepted(clientId, valueById(rotated.body, 'client_secret')), true);
   });
 
+  test('a grace or an app kind the forms do not offer is a 400 that says what to choose, and changes nothing', async () => {
+    const { clientId, clientSecret } = await registerApp();
+    const path = `/developer/apps/${clientId}`;
+    for (const grace of ['bogus', '-5', '0', '999999999']) {
+      const refused = await submitForm(browser, server.baseUrl, path, `${path}/secret`, { grace });
+      assert.equal(refused.status, 400, grace);
+      assert.match(pageText(refused.body), /Choose when the old secret stops working/, grace);
+    }
+    assert.equal(await secretIsAccepted(clientId, clientSecret), true, 'no rotation happened');
+    const appsBefore = (await server.storage.clients.listByOwner(owner.id)).length;
+    const kind = await submitForm(browser, server.baseUrl, '/developer', '/developer/apps', { name: 'Admin kind', app_type: 'admin', redirect_uris: 'https://app.example.com/cb', homepage_url: '', logo_url: '' });
+    assert.equal(kind.status, 400);
+    assert.match(pageText(kind.body), /Choose the kind of app/);
+    assert.equal((await server.storage.clients.listByOwner(owner.id)).length, appsBefore, 'no app registered');
+  });
+
   test('a redirect_uri mismatch is listed with the comparison and request id, and "add this redirect URL" registers it', async () => {
     const { clientId } = await registerApp({ redirect_uris: 'https://app.example.com/auth/callback' });
     const sent = 'https://app.example.com/auth/callback/';

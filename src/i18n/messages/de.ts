@@ -657,6 +657,8 @@ export const de: Catalogue = {
   'developer.difference.nothing': 'nichts',
   'developer.difference.empty': 'leer',
   'developer.error.notYours': 'Keine Ihrer Apps hat diese Client-ID. Über die Kommandozeile registrierte Apps erscheinen nicht in der Konsole.',
+  'developer.error.unknownAppType': 'Wählen Sie die Art der App: eine Web-App mit Server oder eine Single-Page- oder Mobile-App.',
+  'developer.error.unknownGrace': 'Wählen Sie, wann das alte Secret aufhört zu funktionieren: nach der Übergangsfrist oder sofort.',
   'developer.error.publicNoSecret': 'Diese App ist eine Single-Page- oder Mobile-App (ein öffentlicher Client): Sie hat kein Secret, das erneuert werden könnte.',
   'developer.app.notice.saved': 'Einstellungen gespeichert.',
   'developer.app.notice.redirectAdded': 'Weiterleitungs-URL hinzugefügt. Versuchen Sie die Anmeldung noch einmal.',

@@ -680,6 +680,8 @@ export const en = {
   'developer.difference.nothing': 'nothing',
   'developer.difference.empty': 'empty',
   'developer.error.notYours': 'None of your apps has this client id. Apps registered with the CLI do not appear in the console.',
+  'developer.error.unknownAppType': 'Choose the kind of app: a web app with a server, or a single-page or mobile app.',
+  'developer.error.unknownGrace': 'Choose when the old secret stops working: after the grace period, or at once.',
   'developer.error.publicNoSecret': 'This app is a single-page or mobile app (a public client): it has no secret to rotate.',
   'developer.app.notice.saved': 'Settings saved.',
   'developer.app.notice.redirectAdded': 'Redirect URL added. Try the sign-in again.',
