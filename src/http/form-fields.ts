@@ -1,7 +1,15 @@
-/** Reading posted form fields: a string, or '' when missing or not a single string (a repeated field is an array). */
+import { PageError } from '../errors.js';
+
+/**
+ * Reading posted form fields: a string, or '' when missing. A field sent twice (an array from the form parser) is
+ * a 400 that says so: no page of Latch's has two fields of one name, and reading it as missing told the person that
+ * a field they had filled in was empty.
+ */
 export function formField(body: unknown, name: string, maxLength = 10_000): string {
   const value = (body as Record<string, unknown> | undefined)?.[name];
-  return typeof value === 'string' ? value.slice(0, maxLength) : '';
+  if (typeof value === 'string') return value.slice(0, maxLength);
+  if (Array.isArray(value)) throw new PageError(400, `The form field ${name.slice(0, 64)} was sent more than once. Reload the page and send the form again.`);
+  return '';
 }
 
 /**

@@ -192,6 +192,18 @@ describe('account page', () => {
     assert.equal(saved?.avatarUrl, 'https://img.example.com/me.png');
   });
 
+  test('a form field sent twice is a 400 that says so, and nothing is saved', async () => {
+    const { user, password } = await server.createUser();
+    const browser = await signedInBrowser(server, user.email, password);
+    const page = await browser.request(`${server.baseUrl}/account`);
+    const cookie = await browser.jar.getCookieString(server.baseUrl);
+    const body = new URLSearchParams([['_csrf', inputValue(page.body, '_csrf')], ['name', 'First'], ['name', 'Second']]);
+    const response = await fetch(`${server.baseUrl}/account/profile`, { method: 'POST', headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' }, body, redirect: 'manual' });
+    assert.equal(response.status, 400);
+    assert.match(await response.text(), /The form field name was sent more than once/);
+    assert.equal((await server.storage.users.findById(user.id))?.name, user.name);
+  });
+
   test('changing the password needs the current one and signs out the other sessions only', async () => {
     const { user, password } = await server.createUser();
     const browser = await signedInBrowser(server, user.email, password);
