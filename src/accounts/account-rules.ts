@@ -5,6 +5,7 @@
  * The rules the pages show come as message keys (…Problem), told in the page's language (issue 19 item 7);
  * check… gives the same in English, for the CLI and the pages not translated yet.
  */
+import { hasControlOrDirectionMark, showsAsNothing } from '../display-text.js';
 import type { MessageKey } from '../i18n/messages/index.js';
 import { translator, type Params } from '../i18n/translator.js';
 
@@ -36,19 +37,11 @@ export function checkEmail(email: string): string | null {
   return inEnglish(emailProblem(email));
 }
 
-/**
- * Control characters (Unicode Cc) and the invisible marks that reorder text (Unicode Bidi_Control): a name is what
- * apps show for the person, and a right-to-left override makes it read as another (the rule client names follow,
- * clients/client-registration.ts). Spaces and format characters (Unicode Cf, such as U+200B) alone make a name
- * that shows as nothing: empty.
- */
-const CONTROL_OR_DIRECTION_MARK = /[\p{Cc}\p{Bidi_Control}]/u;
-const SHOWS_AS_NOTHING = /[\s\p{Cf}]/gu;
-
 export function nameProblem(name: string): RuleProblem | null {
-  if (name.replace(SHOWS_AS_NOTHING, '').length === 0) return { key: 'rules.name.empty' };
+  // The rules an app's name follows (display-text.ts): nothing that hides or reorders what people read.
+  if (showsAsNothing(name)) return { key: 'rules.name.empty' };
   if (name.length > NAME_MAX_LENGTH) return { key: 'rules.name.tooLong', params: { count: NAME_MAX_LENGTH } };
-  if (CONTROL_OR_DIRECTION_MARK.test(name)) return { key: 'rules.name.control' };
+  if (hasControlOrDirectionMark(name)) return { key: 'rules.name.control' };
   return null;
 }
 

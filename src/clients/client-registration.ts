@@ -4,6 +4,7 @@
  */
 import { generateIdentifier, generateSecret, hashSecret, SECRET_PREFIX } from '../crypto/secrets.js';
 import type { SigningAlgorithm } from '../crypto/signing-algorithms.js';
+import { hasControlOrDirectionMark, showsAsNothing } from '../display-text.js';
 import type { Client, ClientGrantType, Storage } from '../storage/storage.js';
 import { checkClientKind, DEFAULT_CLIENT_GRANT_TYPES } from './client-kind-policy.js';
 import { inEnglish, type CatalogueText } from '../i18n/translator.js';
@@ -67,19 +68,11 @@ export const MAX_REDIRECT_URIS = 20;
 
 const MAX_CLIENT_NAME_LENGTH = 100;
 
-/**
- * Control characters (Unicode Cc) and the invisible marks that reorder text (Unicode Bidi_Control: U+061C,
- * U+200E, U+200F, U+202A–U+202E, U+2066–U+2069). The name is what people read on the consent page before they
- * let an app in; a right-to-left override makes "Example Bank" of a name stored as something else (the "Trojan
- * Source" trick, CVE-2021-42574), and a control character has no business in a name shown in one line.
- */
-const CONTROL_OR_DIRECTION_MARK = /[\p{Cc}\p{Bidi_Control}]/u;
-
 export function clientNameProblem(name: string): CatalogueText | null {
-  // Spaces and format characters (Unicode Cf, such as U+200B) alone show as nothing: an empty name.
-  if (name.replace(/[\s\p{Cf}]/gu, '').length === 0) return { key: 'rules.clientName.empty' };
+  // What people read on the consent page before they let an app in (display-text.ts).
+  if (showsAsNothing(name)) return { key: 'rules.clientName.empty' };
   if (name.length > MAX_CLIENT_NAME_LENGTH) return { key: 'rules.clientName.tooLong', params: { max: String(MAX_CLIENT_NAME_LENGTH) } };
-  if (CONTROL_OR_DIRECTION_MARK.test(name)) return { key: 'rules.clientName.invisibleCharacters' };
+  if (hasControlOrDirectionMark(name)) return { key: 'rules.clientName.invisibleCharacters' };
   return null;
 }
 

@@ -44,6 +44,26 @@ export function isApiPath(url: string): boolean {
   return url.startsWith('/oauth2/') || url.startsWith('/.well-known/');
 }
 
+/** What the router refuses, told to a client (`description`, JSON) and to a person (`forPerson`, a page). */
+interface RouterError {
+  status: number;
+  description: string;
+  forPerson: string;
+}
+const ROUTER_ERRORS: Readonly<Record<string, RouterError>> = {
+  FST_ERR_BAD_URL: {
+    status: 400,
+    description: 'The request path is not valid percent-encoded UTF-8',
+    forPerson: 'The address has a broken escape (a % sign not followed by two hexadecimal digits of UTF-8 text). Check the address, or start again from the start page.',
+  },
+  FST_ERR_MAX_PARAM_LENGTH: {
+    status: 414,
+    description: 'A path segment of the request is too long',
+    forPerson: 'A part of the address is too long. Check the address, or start again from the start page.',
+  },
+};
+const UNROUTABLE: RouterError = { status: 500, description: 'The server could not route this request', forPerson: 'The server could not route this request. Try again in a moment.' };
+
 /**
  * Fastify's `frameworkErrors`: no hook has run, so the request id, the security headers and the log line are set
  * here. Under /oauth2/ and /.well-known/ the API's JSON error; elsewhere (an avatar's or an app's address with a broken
@@ -56,19 +76,12 @@ export function frameworkErrorAnswer(
   preparePage: (request: FastifyRequest) => Promise<void> = async () => {},
 ) {
   return function answerFrameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply | Promise<FastifyReply> {
-    const [status, description] =
-      error.code === 'FST_ERR_BAD_URL'
-        ? [400, 'The request path is not valid percent-encoded UTF-8']
-        : error.code === 'FST_ERR_MAX_PARAM_LENGTH'
-          ? [414, 'A path segment of the request is too long']
-          : [500, 'The server could not route this request'];
+    const { status, description, forPerson } = ROUTER_ERRORS[error.code] ?? UNROUTABLE;
     const line = { req: request, res: { statusCode: status } };
     if (status >= 500) request.log.error({ ...line, err: error }, 'request errored');
     else request.log.info({ ...line, error: 'invalid_request', reason: description, frameworkError: error.code }, 'request completed');
     noStore(reply.code(status).headers(headers.everyResponse).header('x-request-id', request.id));
     if (!isApiPath(request.url)) {
-      const forPerson =
-        status === 400 ? 'The address has a broken escape (a % sign not followed by two hexadecimal digits of UTF-8 text). Check the address, or start again from the start page.' : status === 414 ? 'A part of the address is too long. Check the address, or start again from the start page.' : 'The server could not route this request. Try again in a moment.';
       // The page is drawn whatever preparing it met (signed out, the safe default, if the state could not be read).
       return preparePage(request)
         .catch(() => {})
